@@ -1,0 +1,3 @@
+module ligretto
+
+go 1.26

@@ -1,0 +1,59 @@
+package referee
+
+// The pile rules, shared by the full model (Round) and the observed model
+// (Referee), so that legality is decided in exactly one place.
+
+// CheckStart checks a card that starts a new centre pile (C6).
+func CheckStart(f Face) *Violation {
+	if f.Number != 1 {
+		return violation(C6, "new pile started with %s: a pile must start with a 1", f)
+	}
+	return nil
+}
+
+// CheckPlace checks a card laid on a pile whose top is top (C7, C8).
+func CheckPlace(top, f Face) *Violation {
+	switch {
+	case top.Number >= 10:
+		return violation(C8, "%s on %s: the pile is closed", f, top)
+	case f.Colour != top.Colour:
+		return violation(C7, "%s on %s: colour differs", f, top)
+	case f.Number != top.Number+1:
+		return violation(C7, "%s on %s: number must be %d", f, top, top.Number+1)
+	}
+	return nil
+}
+
+// CheckRowLay checks a card laid onto a row card in the advanced variant
+// (C18): one lower and of another colour.
+func CheckRowLay(rowTop, f Face) *Violation {
+	switch {
+	case f.Number != rowTop.Number-1:
+		return violation(C18, "%s on row card %s: must be %d, descending", f, rowTop, rowTop.Number-1)
+	case f.Colour == rowTop.Colour:
+		return violation(C18, "%s on row card %s: colours must alternate", f, rowTop)
+	}
+	return nil
+}
+
+// Pile is a centre pile. Cards lists them bottom first.
+type Pile struct {
+	ID    int    `json:"id"`
+	Cards []Card `json:"cards"`
+}
+
+// Top returns the visible card.
+func (p Pile) Top() Card { return p.Cards[len(p.Cards)-1] }
+
+// Closed reports whether the pile is complete (C8).
+func (p Pile) Closed() bool { return p.Top().Number >= 10 }
+
+// Legal reports whether the pile holds exactly 1..n of one colour (C15).
+func (p Pile) Legal() bool {
+	for i, c := range p.Cards {
+		if c.Number != i+1 || c.Colour != p.Cards[0].Colour {
+			return false
+		}
+	}
+	return len(p.Cards) > 0
+}
