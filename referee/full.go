@@ -401,8 +401,21 @@ func (r *Round) Recycle(player string) error {
 }
 
 // Shuffle gathers a player's hand and counted-off cards and shuffles them
-// face down: the cut of C12, and the restart of C17.
-func (r *Round) Shuffle(player string, rng *rand.Rand) error {
+// face down: the cut of C12, and the restart of C17. It returns the new hand.
+func (r *Round) Shuffle(player string, rng *rand.Rand) ([]Card, error) {
+	s, err := r.seat(player)
+	if err != nil {
+		return nil, err
+	}
+	hand := slices.Concat(s.Hand, s.Counted)
+	rng.Shuffle(len(hand), func(a, b int) { hand[a], hand[b] = hand[b], hand[a] })
+	return hand, r.SetHand(player, hand)
+}
+
+// SetHand replaces a player's hand and counted-off cards by hand, face
+// down, which must hold the same cards: a shuffle whose order is known, as
+// when a timeline is replayed.
+func (r *Round) SetHand(player string, hand []Card) error {
 	if err := r.open(); err != nil {
 		return err
 	}
@@ -410,10 +423,55 @@ func (r *Round) Shuffle(player string, rng *rand.Rand) error {
 	if err != nil {
 		return err
 	}
-	s.Hand = append(s.Hand, s.Counted...)
-	s.Counted = nil
-	rng.Shuffle(len(s.Hand), func(a, b int) { s.Hand[a], s.Hand[b] = s.Hand[b], s.Hand[a] })
+	if !sameCards(hand, slices.Concat(s.Hand, s.Counted)) {
+		return fmt.Errorf("%w: new hand for %s is not the cards of the old one", ErrInvalid, player)
+	}
+	s.Hand, s.Counted = slices.Clone(hand), nil
 	return nil
+}
+
+func sameCards(a, b []Card) bool {
+	count := map[Card]int{}
+	for _, c := range a {
+		count[c]++
+	}
+	for _, c := range b {
+		count[c]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// Restore lays out a round from a known deal, as a replayed timeline gives
+// it. Each seat must hold exactly its owner's 40 cards (C1), dealt as C3-C5 say.
+func Restore(seats []Seat, advanced bool) (*Round, error) {
+	names := make([]string, len(seats))
+	for i, s := range seats {
+		names[i] = s.Name
+	}
+	if err := checkPlayers(names); err != nil {
+		return nil, err
+	}
+	r := &Round{index: map[string]int{}, advanced: advanced}
+	for i, s := range seats {
+		if !sameCards(s.Cards(), Deck(s.Name)) {
+			return nil, violation(C1, "%s's cards are not one whole deck of 40", s.Name)
+		}
+		if len(s.Stack) != 10 || len(s.Row) != RowSize(len(seats)) || len(s.Counted) != 0 {
+			return nil, violation(C3, "%s's deal is not a stack of 10 and a row of %d (C4)", s.Name, RowSize(len(seats)))
+		}
+		c := &Seat{Name: s.Name, Stack: slices.Clone(s.Stack), Hand: slices.Clone(s.Hand)}
+		for _, slot := range s.Row {
+			c.Row = append(c.Row, slices.Clone(slot))
+		}
+		r.seats = append(r.seats, c)
+		r.index[s.Name] = i
+	}
+	return r, nil
 }
 
 // Stop is the call "Ligretto stop" (C13): allowed only to a player whose
@@ -469,7 +527,7 @@ func (r *Round) Moves(player string) []Move {
 				continue
 			}
 			for i, slot := range s.Row {
-				if len(slot) > 0 && CheckRowLay(slot[len(slot)-1].Face, c.Face) == nil {
+				if len(slot) > 0 && fitsRow(slot[len(slot)-1].Face, c.Face) {
 					out = append(out, Move{From: src, ToRow: i, Card: c})
 				}
 			}
@@ -497,11 +555,11 @@ func (s *Seat) sources() []Source {
 
 func (r *Round) centreMoves(src Source, c Card) []Move {
 	var out []Move
-	if CheckStart(c.Face) == nil {
+	if c.Number == 1 {
 		out = append(out, Move{From: src, Pile: NewPile, ToRow: -1, Card: c})
 	}
 	for _, p := range r.piles {
-		if CheckPlace(p.Top().Face, c.Face) == nil {
+		if fitsOn(p.Top().Face, c.Face) {
 			out = append(out, Move{From: src, Pile: p.ID, ToRow: -1, Card: c})
 		}
 	}
@@ -510,11 +568,11 @@ func (r *Round) centreMoves(src Source, c Card) []Move {
 
 // fits reports whether a face could go to the centre now.
 func (r *Round) fits(f Face) bool {
-	if CheckStart(f) == nil {
+	if f.Number == 1 {
 		return true
 	}
 	for _, p := range r.piles {
-		if CheckPlace(p.Top().Face, f) == nil {
+		if fitsOn(p.Top().Face, f) {
 			return true
 		}
 	}
@@ -522,15 +580,23 @@ func (r *Round) fits(f Face) bool {
 }
 
 // Stuck reports a deadlock (C17): no player can play any card to the
-// centre or (C18) onto the row, neither now nor after counting through the
-// rest of the hand and one whole pass after recycling it.
+// centre, neither now nor after counting through the rest of the hand and
+// one whole pass after recycling it, and (C18) nobody can dig into their
+// stack by laying its top card on the row. Laying hand cards on the row
+// does not count: it never brings a card to the centre.
 func (r *Round) Stuck() bool {
 	for _, s := range r.seats {
-		if len(r.Moves(s.Name)) > 0 {
+		for _, src := range s.sources() {
+			c, _ := s.top(src)
+			if r.fits(c.Face) {
+				return false
+			}
+		}
+		if top, ok := s.top(Source{Kind: FromStack}); ok && r.advanced && r.fitsRow(s, top.Face) {
 			return false
 		}
 		for _, c := range s.reachableHandCards() {
-			if r.fits(c.Face) || (r.advanced && r.fitsRow(s, c.Face)) {
+			if r.fits(c.Face) {
 				return false
 			}
 		}
@@ -540,7 +606,7 @@ func (r *Round) Stuck() bool {
 
 func (r *Round) fitsRow(s *Seat, f Face) bool {
 	for _, slot := range s.Row {
-		if len(slot) > 0 && CheckRowLay(slot[len(slot)-1].Face, f) == nil {
+		if len(slot) > 0 && fitsRow(slot[len(slot)-1].Face, f) {
 			return true
 		}
 	}
@@ -588,4 +654,61 @@ func (r *Round) Result() RoundResult {
 		res.Piles = append(res.Piles, PileSummary{ID: p.ID, Colour: p.Top().Colour, Top: p.Top().Number, Cards: len(p.Cards)})
 	}
 	return res
+}
+
+// Audit checks the table's bookkeeping: every player's 40 cards lie
+// somewhere, each exactly once (C1); every row keeps its size (C4); a row
+// gap stays only while the stack is empty (C11). A failure is a bug.
+func (r *Round) Audit() error {
+	seen := make([][40]bool, len(r.seats))
+	counts := make([]int, len(r.seats))
+	mark := func(c Card) error {
+		i, ok := r.index[c.Owner]
+		if !ok || !c.Valid() {
+			return violation(C1, "%v belongs to no player", c)
+		}
+		k := int(c.Colour-1)*10 + c.Number - 1
+		if seen[i][k] {
+			return violation(C1, "%v lies on the table twice", c)
+		}
+		seen[i][k] = true
+		counts[i]++
+		return nil
+	}
+	for _, p := range r.piles {
+		for _, c := range p.Cards {
+			if err := mark(c); err != nil {
+				return err
+			}
+		}
+	}
+	rowN := RowSize(len(r.seats))
+	for _, s := range r.seats {
+		for _, part := range [][]Card{s.Stack, s.Hand, s.Counted} {
+			for _, c := range part {
+				if err := mark(c); err != nil {
+					return err
+				}
+			}
+		}
+		if len(s.Row) != rowN {
+			return violation(C4, "%s's row has %d slots, not %d", s.Name, len(s.Row), rowN)
+		}
+		for j, slot := range s.Row {
+			if len(slot) == 0 && len(s.Stack) > 0 {
+				return violation(C11, "%s's row slot %d is empty with %d cards in the stack", s.Name, j, len(s.Stack))
+			}
+			for _, c := range slot {
+				if err := mark(c); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for i, s := range r.seats {
+		if counts[i] != 40 {
+			return violation(C1, "%s has %d cards on the table, not 40", s.Name, counts[i])
+		}
+	}
+	return nil
 }

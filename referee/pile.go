@@ -11,6 +11,16 @@ func CheckStart(f Face) *Violation {
 	return nil
 }
 
+// fitsOn is CheckPlace as a predicate, for the hot paths that only ask.
+func fitsOn(top, f Face) bool {
+	return top.Number < 10 && f.Colour == top.Colour && f.Number == top.Number+1
+}
+
+// fitsRow is CheckRowLay as a predicate.
+func fitsRow(rowTop, f Face) bool {
+	return f.Number == rowTop.Number-1 && f.Colour != rowTop.Colour
+}
+
 // CheckPlace checks a card laid on a pile whose top is top (C7, C8).
 func CheckPlace(top, f Face) *Violation {
 	switch {
