@@ -579,12 +579,25 @@ func (r *Round) fits(f Face) bool {
 	return false
 }
 
-// Stuck reports a deadlock (C17): no player can play any card to the
-// centre, neither now nor after counting through the rest of the hand and
-// one whole pass after recycling it, and (C18) nobody can dig into their
-// stack by laying its top card on the row. Laying hand cards on the row
-// does not count: it never brings a card to the centre.
-func (r *Round) Stuck() bool {
+// Reach says which hand cards a deadlock check may count on.
+type Reach uint8
+
+const (
+	// ReachPasses: only the hand cards that come up when the hand is counted
+	// off in threes, through the rest of this pass and one whole pass after
+	// turning it over, as rulebook 003 has it: the restart rule (C17).
+	ReachPasses Reach = iota
+	// ReachWholeHand: every hand card, because players cut the hand when they
+	// turn it over (C12); a deadlock then means every fitting card is hidden
+	// in a Ligretto stack, as rulebooks 000 and 001 have it: the leader rule.
+	ReachWholeHand
+)
+
+// Stuck reports a deadlock (C17): no player can play a visible card (stack
+// top, row) or a reachable hand card to the centre, and (C18) nobody can
+// dig into their stack by laying its top card on the row. Laying hand cards
+// on the row does not count: it never brings a card to the centre.
+func (r *Round) Stuck(reach Reach) bool {
 	for _, s := range r.seats {
 		for _, src := range s.sources() {
 			c, _ := s.top(src)
@@ -595,7 +608,11 @@ func (r *Round) Stuck() bool {
 		if top, ok := s.top(Source{Kind: FromStack}); ok && r.advanced && r.fitsRow(s, top.Face) {
 			return false
 		}
-		for _, c := range s.reachableHandCards() {
+		hand := s.reachableHandCards()
+		if reach == ReachWholeHand {
+			hand = slices.Concat(s.Hand, s.Counted)
+		}
+		for _, c := range hand {
 			if r.fits(c.Face) {
 				return false
 			}

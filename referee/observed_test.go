@@ -26,8 +26,12 @@ func must(t *testing.T, r *Referee, o Observation) Verdict {
 
 func fp(s string) *Face { f := face(s); return &f }
 
-func newPile(id int, s string) Observation { return Observation{Kind: ObsPileNew, Pile: id, Card: fp(s)} }
-func shows(id int, s string) Observation   { return Observation{Kind: ObsPileShows, Pile: id, Card: fp(s)} }
+func newPile(id int, s string) Observation {
+	return Observation{Kind: ObsPileNew, Pile: id, Card: fp(s)}
+}
+func shows(id int, s string) Observation {
+	return Observation{Kind: ObsPileShows, Pile: id, Card: fp(s)}
+}
 
 func TestObserved_LegalGrowthAndInferredJump(t *testing.T) {
 	r := newObserved(t, Settings{})

@@ -385,7 +385,7 @@ func TestRound_C17_StuckAndShuffle(t *testing.T) {
 	if err := r.Audit(); err != nil {
 		t.Fatal(err)
 	}
-	if !r.Stuck() {
+	if !r.Stuck(ReachPasses) || !r.Stuck(ReachWholeHand) {
 		t.Fatal("every 1 is hidden in a stack: the round is stuck")
 	}
 	if _, err := r.Shuffle("A", rng(3)); err != nil || r.Audit() != nil {
@@ -395,8 +395,17 @@ func TestRound_C17_StuckAndShuffle(t *testing.T) {
 	a := r.seats[0]
 	i := slices.IndexFunc(a.Stack, func(c Card) bool { return c.Number == 1 })
 	a.Stack[i], a.Row[0][0] = a.Row[0][0], a.Stack[i]
-	if r.Stuck() {
+	if r.Stuck(ReachPasses) || r.Stuck(ReachWholeHand) {
 		t.Fatal("a 1 in the row can start a pile: not stuck")
+	}
+	// Put that 1 deep in A's hand, at a place counting in threes never shows:
+	// stuck by passes, not when the hand may be cut.
+	a.Stack[i], a.Row[0][0] = a.Row[0][0], a.Stack[i]
+	one := a.Stack[i]
+	a.Stack[i] = a.Hand[len(a.Hand)-1]
+	a.Hand[len(a.Hand)-1] = one // the top hand card: covered by the next two
+	if !r.Stuck(ReachPasses) || r.Stuck(ReachWholeHand) {
+		t.Fatalf("a 1 as the top hand card: passes %v, whole hand %v", r.Stuck(ReachPasses), r.Stuck(ReachWholeHand))
 	}
 	if err := r.EndInDeadlock(); err != nil || !r.Result().Deadlock {
 		t.Fatal("a deadlock ends the round")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -61,6 +62,15 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
+	// The observed referee watches what a camera would see, and logs it, so
+	// that `ligretto replay DIR/referee.jsonl` works on every simulation.
+	logPath := filepath.Join(out, "referee.jsonl")
+	lf, err := os.Create(logPath)
+	if err != nil {
+		return fmt.Errorf("create referee log: %w", err)
+	}
+	defer lf.Close()
+	ref := referee.New(referee.WithLog(lf))
 	var board *scoreboard
 	if live {
 		board = newScoreboard(stdout, speed)
@@ -68,6 +78,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	res, err := sim.Run(cfg, func(e sim.Event) error {
 		if board != nil {
 			board.event(e)
+		}
+		for _, o := range e.Observations() {
+			if _, err := ref.Apply(o); err != nil {
+				return fmt.Errorf("observed referee refused %s at %d ms: %w", o.Kind, o.TimeMS, err)
+			}
 		}
 		return enc.Encode(e)
 	})
@@ -87,8 +102,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if res.Winner != nil {
 		winner = *res.Winner
 	}
-	fmt.Fprintf(stdout, "%d round(s), %d plays; totals %v; winner: %s\nwrote %s and %s\n",
-		len(res.Rounds), res.Plays, res.Totals, winner, timelinePath, filepath.Join(out, "result.json"))
+	fmt.Fprintf(stdout, "%d round(s), %d plays; totals %v; winner: %s\nwrote %s, %s and %s\n",
+		len(res.Rounds), res.Plays, res.Totals, winner, timelinePath, filepath.Join(out, "result.json"), logPath)
+	if got := ref.Match(); got == nil || !maps.Equal(got.Totals, res.Totals) {
+		return fmt.Errorf("the observed referee's totals %v differ from the simulation's %v", got.Totals, res.Totals)
+	}
 	return nil
 }
 

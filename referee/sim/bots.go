@@ -13,10 +13,18 @@ type turns struct {
 	stopAt  int64   // when the stop will be called; -1 while nobody's stack is empty
 	stopper string
 
-	version   int // plays so far this round; the table changes only with a play
+	version   int // changes whenever what can be played might have changed
 	stuckAt   int // the version at which Stuck was last found false
 	fruitless int // restarts since the last play
+
+	playedThisPass map[string]bool // whether a player played since turning the hand over
 }
+
+// cutsHand: under the leader rule players cut their hand when a whole pass
+// gave them nothing (C12), so a deadlock means every fitting card is hidden
+// in a stack (rulebooks 000, 001). Under the restart rule they turn it over
+// as it is, and the restart's shuffle is what unblocks them (rulebook 003).
+func (t *turns) cutsHand() bool { return t.cfg.settings().Deadlock == referee.DeadlockLeader }
 
 // act lets bot i look at the table and do one thing. It reports whether
 // the round ended (deadlock).
@@ -89,6 +97,7 @@ func (t *turns) play(name string, m referee.Move) error {
 
 func (t *turns) played(o referee.Outcome) error {
 	t.version++
+	t.playedThisPass[o.Player] = true
 	t.plays++
 	t.fruitless = 0
 	t.noteStack(o.Player, o.StackLeft)
@@ -180,7 +189,17 @@ func (t *turns) turnHand(name string) error {
 		if err := t.r.Recycle(name); err != nil {
 			return err
 		}
-		return t.send(Event{Kind: EvRecycle, Round: t.round, Player: name})
+		var cut []referee.Card
+		if t.cutsHand() && !t.playedThisPass[name] {
+			// Nothing came up all pass: cut the hand so that other cards do (C12).
+			h, err := t.r.Shuffle(name, t.rng)
+			if err != nil {
+				return err
+			}
+			cut = h
+		}
+		t.playedThisPass[name] = false
+		return t.send(Event{Kind: EvRecycle, Round: t.round, Player: name, Hand: cut})
 	}
 	return nil // no hand at all: nothing to turn
 }
@@ -191,7 +210,11 @@ func (t *turns) stuck() bool {
 	if t.stuckAt == t.version+1 {
 		return false
 	}
-	if t.r.Stuck() {
+	reach := referee.ReachPasses
+	if t.cutsHand() {
+		reach = referee.ReachWholeHand
+	}
+	if t.r.Stuck(reach) {
 		return true
 	}
 	t.stuckAt = t.version + 1

@@ -84,7 +84,10 @@ func (p *Replayer) apply(e Event) error {
 		}
 		return err
 	case EvRecycle:
-		return p.round.Recycle(e.Player)
+		if err := p.round.Recycle(e.Player); err != nil || e.Hand == nil {
+			return err
+		}
+		return p.round.SetHand(e.Player, e.Hand)
 	case EvStop:
 		return p.round.Stop(e.Player)
 	case EvRestart:

@@ -16,7 +16,7 @@ const (
 	EvPlay     EventKind = "play"      // Card from Player's From onto Pile (NewPile: starts it); Refill fills a row gap
 	EvRowLay   EventKind = "row_lay"   // C18: Card from From onto row slot ToRow (1-based)
 	EvCountOff EventKind = "count_off" // Player counted off three hand cards; Card is now visible
-	EvRecycle  EventKind = "recycle"   // Player turned the counted-off cards over (C12)
+	EvRecycle  EventKind = "recycle"   // Player turned the counted-off cards over (C12); Hand is set if they cut it
 	EvStop     EventKind = "stop"      // Player called "Ligretto stop" (C13)
 	EvRestart  EventKind = "restart"   // deadlock: Hands shuffled, play resumes (C17)
 	EvDeadlock EventKind = "deadlock"  // deadlock: the round ends (C17)
@@ -41,6 +41,7 @@ type Event struct {
 	StackLeft int                       `json:"stack_left,omitempty"`
 	Seats     []referee.Seat            `json:"seats,omitempty"`
 	Hands     map[string][]referee.Card `json:"hands,omitempty"` // restart: each player's shuffled hand, top last
+	Hand      []referee.Card            `json:"hand,omitempty"`  // recycle with a cut: the new hand, top last
 	Result    *referee.RoundResult      `json:"result,omitempty"`
 	Players   []referee.Player          `json:"players,omitempty"`
 	Settings  *referee.Settings         `json:"settings,omitempty"`

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ligretto/referee"
+	"ligretto/referee/sim"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestSimulate_WritesFilesForEveryPlayerCount: for 2..12 players the
+// command writes a timeline, a result.json in the documented shape and a
+// referee log that `replay` rebuilds to the same totals.
+func TestSimulate_WritesFilesForEveryPlayerCount(t *testing.T) {
+	for n := 2; n <= 12; n++ {
+		dir := t.TempDir()
+		code, stdout, stderr := runCLI("simulate", "--players", fmt.Sprint(n), "--seed", fmt.Sprint(100+n), "--rounds", "2", "--out", dir)
+		if code != 0 {
+			t.Fatalf("%d players: exit %d: %s", n, code, stderr)
+		}
+		if !strings.Contains(stdout, "2 round(s)") {
+			t.Fatalf("summary: %s", stdout)
+		}
+		var res struct {
+			Players []string `json:"players"`
+			Rounds  []struct {
+				StoppedBy *string `json:"stopped_by"`
+				Deadlock  bool    `json:"deadlock"`
+				Piles     []struct {
+					Colour string `json:"colour"`
+					Top    int    `json:"top"`
+				} `json:"piles"`
+				Players map[string]struct{ Centre, StackLeft, Score *int } `json:"players"`
+			} `json:"rounds"`
+			Totals map[string]int `json:"totals"`
+			Winner *string        `json:"winner"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Players) != n || len(res.Rounds) != 2 || len(res.Totals) != n {
+			t.Fatalf("%d players: result %s", n, b)
+		}
+		for _, r := range res.Rounds {
+			if (r.StoppedBy == nil) != r.Deadlock || len(r.Players) != n {
+				t.Fatalf("round %+v", r)
+			}
+			for _, p := range r.Piles {
+				if _, err := referee.ParseColour(p.Colour); err != nil || p.Top < 1 || p.Top > 10 {
+					t.Fatalf("pile %+v", p)
+				}
+			}
+		}
+		checkTimeline(t, filepath.Join(dir, "timeline.jsonl"))
+		code, stdout, stderr = runCLI("replay", "--json", filepath.Join(dir, "referee.jsonl"))
+		if code != 0 {
+			t.Fatalf("replay: %s", stderr)
+		}
+		var st referee.State
+		if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+			t.Fatal(err)
+		}
+		for name, total := range res.Totals {
+			if st.Match.Totals[name] != total {
+				t.Fatalf("replayed total of %s: %d, result.json %d", name, st.Match.Totals[name], total)
+			}
+		}
+	}
+}
+
+func checkTimeline(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rp sim.Replayer
+	for i, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var e sim.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("timeline line %d: %v", i+1, err)
+		}
+		if err := rp.Apply(e); err != nil {
+			t.Fatalf("timeline line %d: %v", i+1, err)
+		}
+	}
+}
+
+func TestCLI_Errors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"fly"}, 2, `unknown command "fly"`},
+		{[]string{"simulate", "--players", "4"}, 2, "--out DIR is required"},
+		{[]string{"simulate", "--players", "13", "--out", t.TempDir()}, 1, "2 to 12"},
+		{[]string{"simulate", "--deadlock", "sulk", "--out", t.TempDir()}, 1, "leader or restart"},
+		{[]string{"simulate", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"replay", "/nonexistent/log.jsonl"}, 1, "open referee log"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.msg)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte("{\"seq\":1,\"obs\":{\"kind\":\"match\"},\"verdict\":{}}\nnonsense\n"), 0o644)
+	if code, _, stderr := runCLI("replay", bad); code != 1 || !strings.Contains(stderr, "line") {
+		t.Errorf("a broken log: exit %d, %q", code, stderr)
+	}
+}
+
+func TestHelp_ListsCommands(t *testing.T) {
+	code, out, _ := runCLI("help")
+	if code != 0 || !strings.Contains(out, "simulate") || !strings.Contains(out, "replay") {
+		t.Fatalf("help: %d %s", code, out)
+	}
+	if code, _, stderr := runCLI("simulate", "-h"); code != 0 || !strings.Contains(stderr, "--players") {
+		t.Fatalf("simulate -h: %d %s", code, stderr)
+	}
+}
