@@ -35,6 +35,7 @@ type Observation struct {
 	Pile     int       `json:"pile,omitempty"` // pile ID (position), >= 1
 	Card     *Face     `json:"card,omitempty"`
 	Player   string    `json:"player,omitempty"`
+	Back     string    `json:"back,omitempty"` // counts may name the back design instead of the player
 	Count    int       `json:"count,omitempty"`
 	Players  []Player  `json:"players,omitempty"`
 	Settings *Settings `json:"settings,omitempty"`
@@ -241,6 +242,15 @@ func (t *table) pileIDs() []int {
 	return ids
 }
 
+func (t *table) ownerOf(back string) string {
+	for _, p := range t.match.Players() {
+		if p.Back == back {
+			return p.Name
+		}
+	}
+	return ""
+}
+
 func (t *table) hasPlayer(name string) bool {
 	return t.match != nil && slices.Contains(t.match.Names(), name)
 }
@@ -316,6 +326,12 @@ func (t *table) decide(o Observation) (Verdict, func(), error) {
 	case ObsCentre, ObsStackLeft:
 		if t.phase != PhaseCounting {
 			return Verdict{}, nil, fmt.Errorf("%w: cards are counted only after the stop (now %s)", ErrPhase, t.phase)
+		}
+		if o.Player == "" && o.Back != "" {
+			o.Player = t.ownerOf(o.Back)
+			if o.Player == "" {
+				return Verdict{}, nil, fmt.Errorf("%w: no player has back %q", ErrUnknownPlayer, o.Back)
+			}
 		}
 		if !t.hasPlayer(o.Player) {
 			return Verdict{}, nil, fmt.Errorf("%w: %q", ErrUnknownPlayer, o.Player)

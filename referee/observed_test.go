@@ -90,8 +90,11 @@ func TestObserved_C14_C15_ScoringAndCheck(t *testing.T) {
 	must(t, r, newPile(1, "red 1"))
 	must(t, r, shows(1, "red 3"))
 	must(t, r, Observation{Kind: ObsStop, Player: "P2"})
+	if _, err := r.Apply(Observation{Kind: ObsCentre, Back: "hexagons", Count: 1}); !errors.Is(err, ErrUnknownPlayer) {
+		t.Fatalf("a back nobody has: %v", err)
+	}
 	for _, o := range []Observation{
-		{Kind: ObsCentre, Player: "P1", Count: 1}, {Kind: ObsCentre, Player: "P2", Count: 2},
+		{Kind: ObsCentre, Back: "spheres", Count: 1}, {Kind: ObsCentre, Player: "P2", Count: 2},
 		{Kind: ObsStackLeft, Player: "P1", Count: 4}, {Kind: ObsStackLeft, Player: "P2", Count: 0},
 	} {
 		must(t, r, o)
