@@ -1,0 +1,554 @@
+package synth
+
+import (
+	"errors"
+	"image"
+	"math"
+	"testing"
+
+	"ligretto/referee"
+)
+
+func newRenderer(t testing.TB, p Params, seed uint64) *Renderer {
+	t.Helper()
+	r, err := New(p, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// meanAbsDiff is the mean absolute difference of two same-sized images over
+// RGB, in 0..255.
+func meanAbsDiff(a, b *image.RGBA) float64 {
+	if a.Bounds() != b.Bounds() {
+		return math.Inf(1)
+	}
+	var s float64
+	n := 0
+	for i := 0; i < len(a.Pix); i += 4 {
+		for j := 0; j < 3; j++ {
+			s += math.Abs(float64(a.Pix[i+j]) - float64(b.Pix[i+j]))
+			n++
+		}
+	}
+	return s / float64(n)
+}
+
+func rot180(img *image.RGBA) *image.RGBA {
+	b := img.Bounds()
+	out := image.NewRGBA(b)
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			so := img.PixOffset(b.Min.X+x, b.Min.Y+y)
+			do := out.PixOffset(b.Dx()-1-x, b.Dy()-1-y)
+			copy(out.Pix[do:do+4], img.Pix[so:so+4])
+		}
+	}
+	return out
+}
+
+func sub(img *image.RGBA, r image.Rectangle) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := 0; y < r.Dy(); y++ {
+		so := img.PixOffset(r.Min.X, r.Min.Y+y)
+		copy(out.Pix[y*out.Stride:y*out.Stride+4*r.Dx()], img.Pix[so:so+4*r.Dx()])
+	}
+	return out
+}
+
+func TestDeterministicBySeed(t *testing.T) {
+	p := DefaultParams()
+	a, b, c := newRenderer(t, p, 7), newRenderer(t, p, 7), newRenderer(t, p, 8)
+	differs := 0
+	for i := 0; i < 60; i++ {
+		ia, la := a.Sample()
+		ib, lb := b.Sample()
+		ic, lc := c.Sample()
+		if la != lb {
+			t.Fatalf("sample %d: labels %v and %v from the same seed", i, la, lb)
+		}
+		if d := meanAbsDiff(ia, ib); d != 0 {
+			t.Fatalf("sample %d: same seed, images differ by %.3f", i, d)
+		}
+		if la != lc || meanAbsDiff(ia, ic) > 1 {
+			differs++
+		}
+	}
+	if differs < 55 {
+		t.Errorf("seeds 7 and 8 gave different samples only %d times in 60", differs)
+	}
+	// SampleOf is deterministic too, and so are varied Cards.
+	l := Label{Side: FaceSide, Face: referee.Face{Colour: referee.Green, Number: 4}}
+	x, _ := newRenderer(t, p, 3).SampleOf(l)
+	y, _ := newRenderer(t, p, 3).SampleOf(l)
+	if meanAbsDiff(x, y) != 0 {
+		t.Error("SampleOf differs between renderers with the same seed")
+	}
+	cx, _ := newRenderer(t, p, 3).Card(l, 90, 135, true)
+	cy, _ := newRenderer(t, p, 3).Card(l, 90, 135, true)
+	cz, _ := newRenderer(t, p, 4).Card(l, 90, 135, true)
+	if meanAbsDiff(cx, cy) != 0 || meanAbsDiff(cx, cz) < 1 {
+		t.Error("varied Card is not deterministic by seed")
+	}
+}
+
+// hueOf is the saturation-weighted circular mean hue of the central part
+// of img, in degrees.
+func hueOf(img *image.RGBA) float64 {
+	b := img.Bounds()
+	var sx, sy float64
+	for y := b.Dy() / 6; y < b.Dy()*5/6; y++ {
+		for x := b.Dx() / 6; x < b.Dx()*5/6; x++ {
+			o := img.PixOffset(x, y)
+			c := rgb{float32(img.Pix[o]) / 255, float32(img.Pix[o+1]) / 255, float32(img.Pix[o+2]) / 255}
+			h, s, v := toHSV(c)
+			w := s * v
+			sx += w * math.Cos(h*math.Pi/180)
+			sy += w * math.Sin(h*math.Pi/180)
+		}
+	}
+	h := math.Atan2(sy, sx) * 180 / math.Pi
+	if h < 0 {
+		h += 360
+	}
+	return h
+}
+
+// nearestColour classifies a hue as one of the four card colours.
+func nearestColour(h float64) referee.Colour {
+	best, bd := referee.Colour(0), 1e9
+	for _, c := range referee.Colours {
+		ch, _, _ := toHSV(cardColours[c])
+		d := math.Abs(h - ch)
+		d = math.Min(d, 360-d)
+		if d < bd {
+			best, bd = c, d
+		}
+	}
+	return best
+}
+
+func TestConcurrentRenderersAgree(t *testing.T) {
+	p := DefaultParams()
+	want := make([][]byte, 4)
+	for i := range want {
+		r := newRenderer(t, p, uint64(100+i))
+		for k := 0; k < 20; k++ {
+			img, _ := r.Sample()
+			want[i] = append(want[i], img.Pix...)
+		}
+	}
+	got := make([][]byte, 4)
+	done := make(chan int)
+	for i := range got {
+		go func() {
+			r, err := New(p, uint64(100+i))
+			if err == nil {
+				for k := 0; k < 20; k++ {
+					img, _ := r.Sample()
+					got[i] = append(got[i], img.Pix...)
+				}
+			}
+			done <- i
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for i := range got {
+		if string(got[i]) != string(want[i]) {
+			t.Errorf("renderer %d: concurrent samples differ from sequential ones", i)
+		}
+	}
+}
+
+func TestFaceColourMatchesLabel(t *testing.T) {
+	clean := newRenderer(t, DefaultParams(), 1)
+	mild := DefaultParams().Scaled(0.5)
+	mild.Occlusion = 0
+	rm := newRenderer(t, mild, 2)
+	rd := newRenderer(t, DefaultParams(), 3)
+	right, total := 0, 0
+	for _, c := range referee.Colours {
+		for n := 1; n <= 10; n++ {
+			f := referee.Face{Colour: c, Number: n}
+			if got := nearestColour(hueOf(clean.Face(f))); got != c {
+				t.Errorf("clean %v: hue %.0f looks %v", f, hueOf(clean.Face(f)), got)
+			}
+			for k := 0; k < 3; k++ {
+				img, err := rm.SampleOf(Label{Side: FaceSide, Face: f})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := nearestColour(hueOf(img)); got != c {
+					t.Errorf("mildly augmented %v: hue %.0f looks %v", f, hueOf(img), got)
+				}
+				img, _ = rd.SampleOf(Label{Side: FaceSide, Face: f})
+				if nearestColour(hueOf(img)) == c {
+					right++
+				}
+				total++
+			}
+		}
+	}
+	// At full strength occluders, neighbours and white balance may mislead
+	// a mean hue now and then, but not often.
+	if right < total*9/10 {
+		t.Errorf("fully augmented faces: mean hue matches the colour in %d of %d", right, total)
+	}
+}
+
+// plainFace renders a face in the canonical style without balls, so that
+// only the numerals differ between faces.
+func plainFace(f referee.Face, w, h int) *image.RGBA {
+	var c canvas
+	c.reset(w, h)
+	st := canonicalFaceStyle(f, float64(h)/float64(w))
+	st.balls = nil
+	drawFace(&c, f, &st)
+	return c.rgba()
+}
+
+func TestSixAndNineDiffer(t *testing.T) {
+	for _, c := range referee.Colours {
+		six := plainFace(referee.Face{Colour: c, Number: 6}, 120, 180)
+		nine := plainFace(referee.Face{Colour: c, Number: 9}, 120, 180)
+		// A card turned 180 degrees is the same card (its numeral is
+		// printed both ways up)...
+		if d := meanAbsDiff(six, rot180(six)); d > 0.5 {
+			t.Errorf("%v 6 differs from itself turned 180 degrees by %.2f", c, d)
+		}
+		// ...and a 6 is not a 9 whichever way up either lies.
+		if d := meanAbsDiff(six, nine); d < 8 {
+			t.Errorf("%v: 6 and 9 differ by only %.1f", c, d)
+		}
+		if d := meanAbsDiff(six, rot180(nine)); d < 8 {
+			t.Errorf("%v: 6 and a 9 turned 180 degrees differ by only %.1f", c, d)
+		}
+	}
+	// The underline is under the upright numeral: in a clean 6 the
+	// numeral's ink ends above the underline's gap, so there must be a row
+	// of pure card colour between them.
+	m := goFonts[0].mask(6)
+	if m == nil {
+		t.Fatal("no mask for 6")
+	}
+	lv := m.levels[0]
+	gap := false
+	for y := int(m.cy + m.ih/2); y < lv.h && !gap; y++ {
+		row := float32(0)
+		for x := 0; x < lv.w; x++ {
+			row = max(row, lv.a[y*lv.w+x])
+		}
+		if row < 0.05 {
+			gap = true
+		}
+	}
+	if !gap {
+		t.Error("no gap between the 6 and its underline")
+	}
+	// Crops of 6 and 9 (clean, same place) differ as well.
+	p := DefaultParams().Scaled(0)
+	six, _ := newRenderer(t, p, 5).SampleOf(Label{Side: FaceSide, Face: referee.Face{Colour: referee.Red, Number: 6}})
+	nine, _ := newRenderer(t, p, 5).SampleOf(Label{Side: FaceSide, Face: referee.Face{Colour: referee.Red, Number: 9}})
+	if d := meanAbsDiff(six, nine); d < 5 {
+		t.Errorf("clean crops of red 6 and red 9 differ by only %.1f", d)
+	}
+}
+
+func TestBacksDistinct(t *testing.T) {
+	p := DefaultParams()
+	p.CardW, p.CardH = 60, 90
+	r := newRenderer(t, p, 1)
+	ds := Designs()
+	if len(ds) != 12 {
+		t.Fatalf("%d designs", len(ds))
+	}
+	imgs := make([]*image.RGBA, len(ds))
+	for i, d := range ds {
+		if d.ID != referee.BackDesigns[i] {
+			t.Errorf("design %d is %q, want %q", i, d.ID, referee.BackDesigns[i])
+		}
+		imgs[i] = r.Back(d)
+	}
+	for i := range imgs {
+		for j := i + 1; j < len(imgs); j++ {
+			if d := meanAbsDiff(imgs[i], imgs[j]); d < 20 {
+				t.Errorf("backs %s and %s differ by only %.1f", ds[i].ID, ds[j].ID, d)
+			}
+		}
+	}
+	var rnd []*image.RGBA
+	for s := uint64(0); s < 40; s++ {
+		d := RandomDesign(s)
+		if DesignIndex(d.ID) >= 0 {
+			t.Fatalf("random design has a real design's ID %q", d.ID)
+		}
+		img := r.Back(d)
+		for i := range imgs {
+			if diff := meanAbsDiff(img, imgs[i]); diff < 15 {
+				t.Errorf("random design %d is too like %s (%.1f)", s, ds[i].ID, diff)
+			}
+		}
+		for j, o := range rnd {
+			if diff := meanAbsDiff(img, o); diff < 8 {
+				t.Errorf("random designs %d and %d differ by only %.1f", s, j, diff)
+			}
+		}
+		rnd = append(rnd, img)
+	}
+	if meanAbsDiff(r.Back(RandomDesign(99)), r.Back(RandomDesign(99))) != 0 {
+		t.Error("RandomDesign is not deterministic")
+	}
+}
+
+func TestDesignByID(t *testing.T) {
+	for _, n := range referee.BackDesigns {
+		d, err := DesignByID(n)
+		if err != nil || d.ID != n {
+			t.Errorf("DesignByID(%q) = %q, %v", n, d.ID, err)
+		}
+	}
+	rd := RandomDesign(0xdeadbeef)
+	got, err := DesignByID(rd.ID)
+	if err != nil || got != rd {
+		t.Errorf("DesignByID(%q) = %+v, %v; want %+v", rd.ID, got, err, rd)
+	}
+	for _, bad := range []string{"", "spheres2", "random-", "random-xyz"} {
+		if _, err := DesignByID(bad); !errors.Is(err, ErrUnknownDesign) {
+			t.Errorf("DesignByID(%q) error %v, want ErrUnknownDesign", bad, err)
+		}
+	}
+}
+
+func TestSampleLabels(t *testing.T) {
+	p := DefaultParams()
+	r := newRenderer(t, p, 11)
+	const n = 600
+	backs, random := 0, 0
+	seen := map[referee.Face]bool{}
+	for i := 0; i < n; i++ {
+		img, l := r.Sample()
+		if img.Bounds() != image.Rect(0, 0, p.W, p.H) {
+			t.Fatalf("sample is %v", img.Bounds())
+		}
+		switch l.Side {
+		case FaceSide:
+			if !l.Face.Valid() || l.Back != "" {
+				t.Fatalf("bad face label %+v", l)
+			}
+			seen[l.Face] = true
+		case BackSide:
+			backs++
+			if _, err := DesignByID(l.Back); err != nil {
+				t.Fatalf("back label %q: %v", l.Back, err)
+			}
+			if DesignIndex(l.Back) < 0 {
+				random++
+			}
+		default:
+			t.Fatalf("bad side %v", l.Side)
+		}
+	}
+	if f := float64(backs) / n; math.Abs(f-p.BackFraction) > 0.07 {
+		t.Errorf("back fraction %.2f, want about %.2f", f, p.BackFraction)
+	}
+	if f := float64(random) / float64(backs); math.Abs(f-p.RandomBacks) > 0.12 {
+		t.Errorf("random back fraction %.2f, want about %.2f", f, p.RandomBacks)
+	}
+	if len(seen) < 38 {
+		t.Errorf("only %d of 40 faces in %d samples", len(seen), n)
+	}
+}
+
+func TestSampleOfErrors(t *testing.T) {
+	r := newRenderer(t, DefaultParams(), 1)
+	for _, l := range []Label{
+		{Side: FaceSide, Face: referee.Face{Colour: referee.Red, Number: 11}},
+		{Side: FaceSide},
+		{Side: Side(9)},
+	} {
+		if _, err := r.SampleOf(l); !errors.Is(err, ErrLabel) {
+			t.Errorf("SampleOf(%+v) error %v, want ErrLabel", l, err)
+		}
+	}
+	if _, err := r.SampleOf(Label{Side: BackSide, Back: "nope"}); !errors.Is(err, ErrUnknownDesign) {
+		t.Errorf("unknown back: error %v", err)
+	}
+	if err := r.SampleOfInto(image.NewRGBA(image.Rect(0, 0, 10, 10)), Label{Side: BackSide, Back: "fish"}); !errors.Is(err, ErrParams) {
+		t.Errorf("wrong-sized destination: error %v", err)
+	}
+}
+
+func TestParamsValidate(t *testing.T) {
+	if err := DefaultParams().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for s := 0.0; s <= 2; s += 0.5 {
+		if err := DefaultParams().Scaled(s).Validate(); err != nil {
+			t.Errorf("Scaled(%v): %v", s, err)
+		}
+	}
+	for name, mod := range map[string]func(*Params){
+		"zero size":     func(p *Params) { p.W = 0 },
+		"back fraction": func(p *Params) { p.BackFraction = 1.5 },
+		"scale order":   func(p *Params) { p.ScaleMin, p.ScaleMax = 1.1, 0.9 },
+		"jpeg quality":  func(p *Params) { p.JPEGQuality = 0 },
+		"noise":         func(p *Params) { p.Noise = -1 },
+		"card size":     func(p *Params) { p.CardH = 2 },
+	} {
+		p := DefaultParams()
+		mod(&p)
+		if _, err := New(p, 1); !errors.Is(err, ErrParams) {
+			t.Errorf("%s: New error %v, want ErrParams", name, err)
+		}
+	}
+}
+
+func TestCleanCards(t *testing.T) {
+	r := newRenderer(t, DefaultParams(), 1)
+	f := r.Face(referee.Face{Colour: referee.Blue, Number: 3})
+	b := r.Back(Designs()[0])
+	for _, img := range []*image.RGBA{f, b} {
+		if img.Bounds() != image.Rect(0, 0, 180, 270) {
+			t.Fatalf("clean card is %v", img.Bounds())
+		}
+		if a := img.Pix[3]; a != 0 {
+			t.Errorf("corner alpha %d, want transparent", a)
+		}
+		if a := img.Pix[img.PixOffset(90, 135)+3]; a != 255 {
+			t.Errorf("centre alpha %d, want opaque", a)
+		}
+	}
+	// The face has white numerals: some pixels are near white.
+	white := 0
+	for i := 0; i < len(f.Pix); i += 4 {
+		if f.Pix[i] > 220 && f.Pix[i+1] > 220 && f.Pix[i+2] > 220 {
+			white++
+		}
+	}
+	if frac := float64(white) / float64(180*270); frac < 0.03 || frac > 0.3 {
+		t.Errorf("white fraction of a face %.3f, want a numeral's worth", frac)
+	}
+	if _, err := r.Card(Label{Side: BackSide, Back: "shells"}, 2, 2, false); !errors.Is(err, ErrParams) {
+		t.Errorf("tiny card: %v", err)
+	}
+}
+
+func TestFontsHaveAllNumerals(t *testing.T) {
+	for _, f := range fontsFor(true) {
+		for n := 1; n <= 10; n++ {
+			m := f.mask(n)
+			if m == nil || m.ih < 40 || m.iw < 10 {
+				t.Errorf("font %s: numeral %d mask %+v", f.name, n, m)
+			}
+		}
+	}
+}
+
+func TestHomography(t *testing.T) {
+	from := [4][2]float64{{0, 0}, {10, 1}, {11, 12}, {-1, 9}}
+	to := [4][2]float64{{0, 0}, {1, 0}, {1, 1.5}, {0, 1.5}}
+	h := homography(from, to)
+	for i := range from {
+		x, y := from[i][0], from[i][1]
+		w := h[6]*x + h[7]*y + h[8]
+		u, v := (h[0]*x+h[1]*y+h[2])/w, (h[3]*x+h[4]*y+h[5])/w
+		if math.Abs(u-to[i][0]) > 1e-9 || math.Abs(v-to[i][1]) > 1e-9 {
+			t.Errorf("point %d maps to (%g,%g), want %v", i, u, v, to[i])
+		}
+	}
+}
+
+func TestContactSheet(t *testing.T) {
+	r := newRenderer(t, DefaultParams(), 1)
+	var imgs []*image.RGBA
+	for i := 0; i < 5; i++ {
+		img, _ := r.Sample()
+		imgs = append(imgs, img)
+	}
+	s := ContactSheet(imgs, 2)
+	if want := image.Rect(0, 0, 2+2*34, 2+3*50); s.Bounds() != want {
+		t.Errorf("sheet %v, want %v", s.Bounds(), want)
+	}
+	if got := sub(s, image.Rect(36, 2, 68, 50)); meanAbsDiff(got, imgs[1]) != 0 {
+		t.Error("second image not in place")
+	}
+	if z := Zoom(imgs[0], 3); z.Bounds().Dx() != 96 || z.Pix[z.PixOffset(95, 143)] != imgs[0].Pix[imgs[0].PixOffset(31, 47)] {
+		t.Error("Zoom wrong")
+	}
+}
+
+func BenchmarkSample(b *testing.B) {
+	r := newRenderer(b, DefaultParams(), 1)
+	dst := image.NewRGBA(image.Rect(0, 0, 32, 48))
+	r.SampleInto(dst) // fonts load once
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.SampleInto(dst)
+	}
+}
+
+func BenchmarkSampleFace(b *testing.B) {
+	p := DefaultParams()
+	p.BackFraction = 0
+	r := newRenderer(b, p, 1)
+	dst := image.NewRGBA(image.Rect(0, 0, 32, 48))
+	r.SampleInto(dst)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.SampleInto(dst)
+	}
+}
+
+func BenchmarkSampleRandomBack(b *testing.B) {
+	p := DefaultParams()
+	p.BackFraction, p.RandomBacks = 1, 1
+	r := newRenderer(b, p, 1)
+	dst := image.NewRGBA(image.Rect(0, 0, 32, 48))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.SampleInto(dst)
+	}
+}
+
+func BenchmarkSampleClean(b *testing.B) {
+	p := DefaultParams().Scaled(0)
+	p.BackFraction = 0
+	r := newRenderer(b, p, 1)
+	dst := image.NewRGBA(image.Rect(0, 0, 32, 48))
+	r.SampleInto(dst)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.SampleInto(dst)
+	}
+}
+
+func TestOtherSizes(t *testing.T) {
+	for _, sz := range []struct {
+		w, h int
+		tex  float64
+	}{{24, 36, 1.5}, {64, 96, 2}, {48, 48, 1}} {
+		p := DefaultParams().Scaled(0.5)
+		p.W, p.H, p.TexScale = sz.w, sz.h, sz.tex
+		p.Occlusion = 0
+		r := newRenderer(t, p, 1)
+		for _, c := range referee.Colours {
+			img, err := r.SampleOf(Label{Side: FaceSide, Face: referee.Face{Colour: c, Number: 7}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if img.Bounds() != image.Rect(0, 0, sz.w, sz.h) {
+				t.Fatalf("%dx%d: got %v", sz.w, sz.h, img.Bounds())
+			}
+			if got := nearestColour(hueOf(img)); got != c {
+				t.Errorf("%dx%d %v 7 looks %v", sz.w, sz.h, c, got)
+			}
+		}
+		img, l := r.Sample()
+		if img.Bounds().Dx() != sz.w || l.Side > BackSide {
+			t.Errorf("%dx%d: Sample gave %v, %+v", sz.w, sz.h, img.Bounds(), l)
+		}
+	}
+}
