@@ -26,9 +26,9 @@ var ErrFormat = errors.New("malformed label data")
 
 // Box is one labelled object: a class and a box in image fractions.
 type Box struct {
-	Class      int
-	CX, CY     float64 // centre
-	W, H       float64
+	Class  int
+	CX, CY float64 // centre
+	W, H   float64
 }
 
 // Card is what a class names, when it names a coloured number card.
