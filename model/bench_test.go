@@ -1,0 +1,58 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The live pipeline classifies crops in batches; these report the time per
+// crop for batches of 32 with the default network.
+
+func benchClassify(b *testing.B, p Predictor, cfg Config) {
+	crops := randomCrops(cfg, 32, 4)
+	if _, err := p.Classify(crops); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Classify(crops); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(crops)), "ms/crop")
+}
+
+func BenchmarkClassifyGorgonia(b *testing.B) {
+	cfg := DefaultConfig()
+	w := randomWeights(b, cfg, 1)
+	cl, err := NewClassifier(w, 32)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	benchClassify(b, cl, cfg)
+}
+
+func BenchmarkClassifyFast(b *testing.B) {
+	cfg := DefaultConfig()
+	f, err := NewFast(randomWeights(b, cfg, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchClassify(b, f, cfg)
+}
+
+// BenchmarkClassifyFastArch compares some network sizes on the fast path.
+func BenchmarkClassifyFastArch(b *testing.B) {
+	for _, ch := range [][]int{{8, 16, 32}, {12, 24, 48}, {16, 32, 64}, {16, 32, 32}} {
+		b.Run(fmt.Sprint(ch), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Channels = ch
+			f, err := NewFast(randomWeights(b, cfg, 1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchClassify(b, f, cfg)
+		})
+	}
+}

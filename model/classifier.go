@@ -1,0 +1,136 @@
+package model
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// DefaultClassifierBatch is the graph batch size NewClassifier uses for 0.
+const DefaultClassifierBatch = 32
+
+// Classifier runs the network with gorgonia in eval mode (batch-norm with
+// the running statistics). It owns one graph and one tape machine: it is
+// not safe for concurrent use; make one Classifier per goroutine. For speed
+// use Fast, which computes the same outputs.
+type Classifier struct {
+	cfg    Config
+	net    *net
+	vm     G.VM
+	input  *tensor.Dense
+	closed bool
+}
+
+var _ Predictor = (*Classifier)(nil)
+
+// NewClassifier builds the inference graph for w. batch is the number of
+// crops the graph takes at once (0 means DefaultClassifierBatch; at least
+// 2); Classify splits or pads to it.
+func NewClassifier(w *Weights, batch int) (*Classifier, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if batch == 0 {
+		batch = DefaultClassifierBatch
+	}
+	if batch < 2 || batch > 4096 {
+		return nil, fmt.Errorf("%w: classifier batch %d (want 2..4096)", ErrInput, batch)
+	}
+	n, err := buildNet(w, batch, false)
+	if err != nil {
+		return nil, err
+	}
+	c := &Classifier{cfg: w.Config.clone(), net: n}
+	c.vm = G.NewTapeMachine(n.g, G.EvalMode())
+	// The machine sets the batch-norm ops to eval mode; only then are the
+	// statistics set (a training-mode switch would reset them).
+	if err := n.setStats(w); err != nil {
+		c.vm.Close()
+		return nil, err
+	}
+	c.input = tensor.New(tensor.WithShape(batch, 3, w.Config.Height, w.Config.Width), tensor.Of(tensor.Float32))
+	return c, nil
+}
+
+// Config returns the configuration of the weights.
+func (c *Classifier) Config() Config { return c.cfg.clone() }
+
+// Batch is the graph batch size.
+func (c *Classifier) Batch() int { return c.net.batch }
+
+// Classify runs the network on the crops, in graph-sized batches.
+func (c *Classifier) Classify(crops []Crop) ([]Prediction, error) {
+	r, err := c.forward(crops)
+	if err != nil {
+		return nil, err
+	}
+	return predictions(r, len(crops), c.cfg.EmbedDim), nil
+}
+
+// forward returns the raw outputs for the crops.
+func (c *Classifier) forward(crops []Crop) (rawOutputs, error) {
+	var r rawOutputs
+	if c.closed {
+		return r, ErrClosed
+	}
+	if err := checkCrops(c.cfg, crops); err != nil {
+		return r, err
+	}
+	cl := c.cfg.CropLen()
+	b := c.net.batch
+	in := c.input.Data().([]float32)
+	for start := 0; start < len(crops); start += b {
+		m := min(b, len(crops)-start)
+		for i := 0; i < b; i++ {
+			dst := in[i*cl : (i+1)*cl]
+			if i < m {
+				copy(dst, crops[start+i])
+			} else {
+				clear(dst) // padding; batch-norm in eval mode keeps samples independent
+			}
+		}
+		if err := G.Let(c.net.x, c.input); err != nil {
+			return r, err
+		}
+		err := c.vm.RunAll()
+		if err == nil {
+			err = appendRows(&r, c.net, m, c.cfg.EmbedDim)
+		}
+		c.vm.Reset()
+		if err != nil {
+			return r, fmt.Errorf("model: gorgonia forward: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// appendRows appends the first m rows of the output nodes to r.
+func appendRows(r *rawOutputs, n *net, m, embDim int) error {
+	for _, o := range []struct {
+		v   G.Value
+		dst *[]float32
+		k   int
+	}{
+		{n.sideV, &r.side, NumSides},
+		{n.colourV, &r.colour, NumColours},
+		{n.numberV, &r.number, NumNumbers},
+		{n.embV, &r.emb, embDim},
+	} {
+		d, err := float32s(o.v)
+		if err != nil {
+			return err
+		}
+		*o.dst = append(*o.dst, d[:m*o.k]...)
+	}
+	return nil
+}
+
+// Close releases the machine. Classify fails after it.
+func (c *Classifier) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.vm.Close()
+}

@@ -1,0 +1,226 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomWeights returns weights for cfg with every tensor, the batch-norm
+// scale, shift and running statistics included, away from its initial
+// value, so that folding batch-norm is really exercised.
+func randomWeights(t testing.TB, cfg Config, seed uint64) *Weights {
+	t.Helper()
+	w, err := NewWeights(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for i := range w.Tensors {
+		tn := &w.Tensors[i]
+		for j := range tn.Data {
+			switch {
+			case hasSuffix(tn.Name, ".gamma"):
+				tn.Data[j] = 0.5 + rng.Float32()
+			case hasSuffix(tn.Name, ".var"):
+				tn.Data[j] = 0.2 + 2*rng.Float32()
+			case hasSuffix(tn.Name, ".mean"), hasSuffix(tn.Name, ".beta"), hasSuffix(tn.Name, ".b"):
+				tn.Data[j] = 0.5 * float32(rng.NormFloat64())
+			default:
+				tn.Data[j] += 0.01 * float32(rng.NormFloat64())
+			}
+		}
+	}
+	return w
+}
+
+func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
+
+func randomCrops(cfg Config, n int, seed uint64) []Crop {
+	s := newSynth(cfg, seed)
+	designs := []int{0, 1, 2}
+	crops := make([]Crop, n)
+	for i := range crops {
+		crops[i] = s.draw(designs).crop
+	}
+	return crops
+}
+
+// TestFastMatchesGorgonia: the plain Go forward pass and the gorgonia graph
+// in eval mode give the same logits and embeddings, to 1e-4, for a batch
+// that is not a multiple of the graph batch (so padding is covered too).
+func TestFastMatchesGorgonia(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  func() Config
+	}{
+		{"default", DefaultConfig},
+		{"two blocks", func() Config {
+			c := DefaultConfig()
+			c.Width, c.Height, c.Channels, c.Hidden, c.EmbedDim = 16, 24, []int{5, 7}, 9, 4
+			return c
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg()
+			w := randomWeights(t, cfg, 11)
+			crops := randomCrops(cfg, 37, 2)
+			cl, err := NewClassifier(w, 16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			fast, err := NewFast(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rg, err := cl.forward(crops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rf, err := fast.forward(crops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []struct {
+				name string
+				g, f []float32
+			}{{"side", rg.side, rf.side}, {"colour", rg.colour, rf.colour}, {"number", rg.number, rf.number}, {"embedding", rg.emb, rf.emb}} {
+				if len(o.g) == 0 {
+					t.Fatalf("%s: no output", o.name)
+				}
+				d := maxAbsDiff(o.g, o.f)
+				t.Logf("%s: max |gorgonia - fast| = %.2g over %d values", o.name, d, len(o.g))
+				if d > 1e-4 {
+					t.Errorf("%s: fast path differs from gorgonia by %g", o.name, d)
+				}
+			}
+			pg, err := cl.Classify(crops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pf, err := fast.Classify(crops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pg) != len(crops) || len(pf) != len(crops) {
+				t.Fatalf("got %d and %d predictions for %d crops", len(pg), len(pf), len(crops))
+			}
+			for i := range pg {
+				if d := maxAbsDiff(pg[i].NumberProbs[:], pf[i].NumberProbs[:]); d > 1e-4 {
+					t.Errorf("crop %d: number probabilities differ by %g", i, d)
+				}
+				if d := maxAbsDiff(pg[i].Embedding, pf[i].Embedding); d > 1e-4 {
+					t.Errorf("crop %d: embeddings differ by %g", i, d)
+				}
+			}
+		})
+	}
+}
+
+// TestShift checks the im2col shift against the definition.
+func TestShift(t *testing.T) {
+	const m, h, w = 2, 4, 5
+	src := make([]float32, m*h*w)
+	for i := range src {
+		src[i] = float32(i + 1)
+	}
+	dst := make([]float32, len(src))
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			for i := range dst {
+				dst[i] = -1
+			}
+			shift(dst, src, m, h, w, dy, dx)
+			for j := 0; j < m; j++ {
+				for y := 0; y < h; y++ {
+					for x := 0; x < w; x++ {
+						want := float32(0)
+						if sy, sx := y+dy, x+dx; sy >= 0 && sy < h && sx >= 0 && sx < w {
+							want = src[j*h*w+sy*w+sx]
+						}
+						if got := dst[j*h*w+y*w+x]; got != want {
+							t.Fatalf("shift(%d,%d) sample %d (%d,%d) = %v, want %v", dy, dx, j, y, x, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGemm checks the matrix product (SIMD tiles and edges) against a
+// plain triple loop, for sizes with and without edges.
+func TestGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, sz := range [][3]int{{4, 16, 1}, {8, 32, 27}, {5, 21, 7}, {3, 10, 4}, {13, 50, 33}, {1, 1, 1}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		lda, ldb, ldc := k+1, n+3, n+2
+		a := make([]float32, m*lda)
+		b := make([]float32, k*ldb)
+		c := make([]float32, m*ldc)
+		for i := range a {
+			a[i] = float32(rng.NormFloat64())
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		for i := range c {
+			c[i] = 99 // overwritten inside the m x n block, kept outside
+		}
+		gemm(m, n, k, a, lda, b, ldb, c, ldc)
+		for i := 0; i < m; i++ {
+			for j := 0; j < ldc; j++ {
+				want := 99.0
+				if j < n {
+					want = 0
+					for kk := 0; kk < k; kk++ {
+						want += float64(a[i*lda+kk]) * float64(b[kk*ldb+j])
+					}
+				}
+				if got := float64(c[i*ldc+j]); got-want > 1e-4 || want-got > 1e-4 {
+					t.Fatalf("%v: c[%d][%d] = %v, want %v", sz, i, j, got, want)
+				}
+			}
+		}
+	}
+	t.Logf("SIMD kernel in use: %v", useKernel)
+}
+
+// TestFastConcurrent: one Fast serves several goroutines (run with -race).
+func TestFastConcurrent(t *testing.T) {
+	cfg := DefaultConfig()
+	f, err := NewFast(randomWeights(t, cfg, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crops := randomCrops(cfg, 9, 3)
+	want, err := f.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 5; i++ {
+				got, err := f.Classify(crops[g:])
+				if err != nil {
+					errs <- err
+					return
+				}
+				for j, p := range got {
+					if p.NumberProbs != want[g+j].NumberProbs {
+						errs <- fmt.Errorf("goroutine %d: crop %d differs", g, g+j)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

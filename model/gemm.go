@@ -1,0 +1,74 @@
+package model
+
+import "fmt"
+
+// gemm sets C (m x n) = A (m x k) * B (k x n); row-major, with leading
+// dimensions lda, ldb, ldc. On amd64 with AVX2 and FMA the 4x16 tiles go
+// to an assembly kernel that keeps the tile in registers; the edges, and
+// everything elsewhere, use gonum's saxpy over rows of B.
+func gemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 || len(a) < (m-1)*lda+k || len(b) < (k-1)*ldb+n || len(c) < (m-1)*ldc+n || lda < k || ldb < n || ldc < n {
+		panic(fmt.Sprintf("model: gemm %dx%dx%d out of bounds (len a %d lda %d, b %d ldb %d, c %d ldc %d)",
+			m, n, k, len(a), lda, len(b), ldb, len(c), ldc))
+	}
+	mt, nt := 0, 0
+	if useKernel {
+		mt, nt = m/4*4, n/16*16
+		// Panels of 16 columns of B outside, so that a panel stays in cache
+		// while every block of 4 rows of A passes over it.
+		for j := 0; j < nt; j += 16 {
+			for i := 0; i < mt; i += 4 {
+				kernel4x16(k, a[i*lda:], lda, b[j:], ldb, c[i*ldc+j:], ldc)
+			}
+		}
+	}
+	// Rows below the tiles. With the kernel, pad them to a block of 4 so
+	// that every row gets the same arithmetic (a crop's outputs then do not
+	// depend on which batch it came in).
+	if useKernel && mt < m && nt > 0 {
+		pa := make([]float32, 4*k)
+		pc := make([]float32, 4*nt)
+		for i := mt; i < m; i++ {
+			copy(pa[(i-mt)*k:(i-mt+1)*k], a[i*lda:i*lda+k])
+		}
+		for j := 0; j < nt; j += 16 {
+			kernel4x16(k, pa, k, b[j:], ldb, pc[j:], nt)
+		}
+		for i := mt; i < m; i++ {
+			copy(c[i*ldc:i*ldc+nt], pc[(i-mt)*nt:(i-mt+1)*nt])
+		}
+		mt = m // the column edge below covers these rows too
+	}
+	for i := mt; i < m; i++ {
+		rowAxpy(n, k, a[i*lda:i*lda+k], b, ldb, c[i*ldc:i*ldc+n])
+	}
+	// Columns right of the tiles, for the tiled rows.
+	if nt < n {
+		for i := 0; i < mt; i++ {
+			ci := c[i*ldc+nt : i*ldc+n]
+			clear(ci)
+			for kk, av := range a[i*lda : i*lda+k] {
+				if av != 0 {
+					br := b[kk*ldb+nt : kk*ldb+n]
+					for j := range ci {
+						ci[j] += av * br[j]
+					}
+				}
+			}
+		}
+	}
+}
+
+// rowAxpy sets c (n) = a (k) * B (k x n) with saxpy over the rows of B,
+// skipping zero elements of a.
+func rowAxpy(n, k int, a, b []float32, ldb int, c []float32) {
+	clear(c)
+	for kk, av := range a[:k] {
+		if av != 0 {
+			blasImpl.Saxpy(n, av, b[kk*ldb:kk*ldb+n], 1, c, 1)
+		}
+	}
+}

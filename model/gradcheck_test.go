@@ -1,0 +1,67 @@
+package model
+
+import (
+	"math"
+	"testing"
+)
+
+// TestGradients compares gorgonia's symbolic gradients with central
+// differences on a tiny network, for every learnable tensor.
+func TestGradients(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Width, cfg.Height = 8, 8
+	cfg.Channels = []int{3, 4}
+	cfg.Hidden = 6
+	cfg.EmbedDim = 3
+	cfg.BackClasses = 3
+	cfg.BatchSize = 6
+	tr, err := NewTrainer(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s := newSynth(cfg, 3)
+	b := s.batch([]int{0, 1, 2})
+	// make sure every head has samples
+	b.Side[0], b.Colour[0], b.Number[0] = SideFace, 1, 3
+	b.Side[1], b.BackClass[1] = SideBack, 2
+
+	// Two updates first: gradients must not pile up from run to run.
+	for i := 0; i < 2; i++ {
+		if _, err := tr.Step(s.batch([]int{0, 1, 2})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grads := make([][]float32, len(tr.params))
+	if _, err := tr.runWith(b, false, func(i int, g []float32) { grads[i] = append([]float32(nil), g...) }); err != nil {
+		t.Fatal(err)
+	}
+	loss := func() float64 {
+		l, err := tr.run(b, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Total
+	}
+	const h = 5e-4
+	for i, p := range tr.params {
+		w, _ := float32s(p.Value())
+		worst := 0.0
+		for _, j := range []int{0, len(w) / 2, len(w) - 1} {
+			orig := w[j]
+			w[j] = orig + h
+			up := loss()
+			w[j] = orig - h
+			down := loss()
+			w[j] = orig
+			num := (up - down) / (2 * h)
+			got := float64(grads[i][j])
+			err := math.Abs(num-got) / math.Max(0.05, math.Abs(num)+math.Abs(got))
+			worst = max(worst, err)
+			if err > 0.1 {
+				t.Errorf("%s[%d]: symbolic %.5f, numeric %.5f", p.Name(), j, got, num)
+			}
+		}
+		t.Logf("%s: worst relative error %.4f", p.Name(), worst)
+	}
+}

@@ -1,0 +1,212 @@
+package model
+
+import (
+	"fmt"
+	"image"
+	"math"
+
+	"ligretto/referee"
+)
+
+// Crop is one card crop: Config.Width x Config.Height RGB pixels, planar
+// (all red values row by row, then green, then blue), each in [0,1]. Its
+// length is Config.CropLen().
+type Crop []float32
+
+// CropFromImage converts an image of exactly width x height pixels.
+func CropFromImage(img image.Image, width, height int) (Crop, error) {
+	b := img.Bounds()
+	if b.Dx() != width || b.Dy() != height {
+		return nil, fmt.Errorf("%w: image is %dx%d, want %dx%d", ErrInput, b.Dx(), b.Dy(), width, height)
+	}
+	c := make(Crop, 3*width*height)
+	plane := width * height
+	for y := 0; y < height; y++ {
+		for x := 0; x < width; x++ {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			i := y*width + x
+			c[i] = float32(r) / 65535
+			c[plane+i] = float32(g) / 65535
+			c[2*plane+i] = float32(bl) / 65535
+		}
+	}
+	return c, nil
+}
+
+// CropFromBGR converts packed 8-bit BGR pixels (as an OpenCV Mat of type
+// CV_8UC3 holds them, rows without padding).
+func CropFromBGR(pix []byte, width, height int) (Crop, error) {
+	return cropFromPacked(pix, width, height, 2, 1, 0)
+}
+
+// CropFromRGB converts packed 8-bit RGB pixels (rows without padding).
+func CropFromRGB(pix []byte, width, height int) (Crop, error) {
+	return cropFromPacked(pix, width, height, 0, 1, 2)
+}
+
+func cropFromPacked(pix []byte, width, height, ri, gi, bi int) (Crop, error) {
+	plane := width * height
+	if width <= 0 || height <= 0 || len(pix) != 3*plane {
+		return nil, fmt.Errorf("%w: %d bytes for %dx%d packed pixels", ErrInput, len(pix), width, height)
+	}
+	c := make(Crop, 3*plane)
+	for i := 0; i < plane; i++ {
+		p := pix[3*i : 3*i+3 : 3*i+3]
+		c[i] = float32(p[ri]) / 255
+		c[plane+i] = float32(p[gi]) / 255
+		c[2*plane+i] = float32(p[bi]) / 255
+	}
+	return c, nil
+}
+
+// Prediction is what the network says about one crop. For a back, the face
+// fields are still filled but mean nothing; for a face, Embedding is filled
+// but means little.
+type Prediction struct {
+	Side       int     // SideFace or SideBack
+	SideProb   float32 // probability of Side
+	Colour     int     // 0..3, index into ColourNames and referee.Colours
+	ColourProb float32
+	Number     int // 1..10
+	NumberProb float32
+
+	SideProbs   [NumSides]float32
+	ColourProbs [NumColours]float32
+	NumberProbs [NumNumbers]float32 // NumberProbs[i] is for number i+1
+
+	// Embedding is the L2-normalised back embedding (Config.EmbedDim values).
+	// Compare it with enrolled prototypes (Nearest).
+	Embedding []float32
+}
+
+// IsBack reports whether the back is up.
+func (p Prediction) IsBack() bool { return p.Side == SideBack }
+
+// Face returns the predicted face as the referee knows it.
+func (p Prediction) Face() referee.Face {
+	return referee.Face{Colour: referee.Colours[p.Colour], Number: p.Number}
+}
+
+// FaceConfidence is the probability of the predicted face: face side times
+// colour times number.
+func (p Prediction) FaceConfidence() float32 {
+	return p.SideProbs[SideFace] * p.ColourProb * p.NumberProb
+}
+
+// rawOutputs holds the network outputs for a batch, row-major (N,k).
+type rawOutputs struct {
+	side, colour, number, emb []float32
+}
+
+// softmax writes the softmax of logits into dst and returns the argmax.
+func softmax(dst, logits []float32) int {
+	best := 0
+	for i, v := range logits {
+		if v > logits[best] {
+			best = i
+		}
+	}
+	m := float64(logits[best])
+	var sum float64
+	for i, v := range logits {
+		e := math.Exp(float64(v) - m)
+		dst[i] = float32(e)
+		sum += e
+	}
+	for i := range dst {
+		dst[i] = float32(float64(dst[i]) / sum)
+	}
+	return best
+}
+
+// predictions turns raw outputs of n samples into predictions.
+func predictions(r rawOutputs, n, embDim int) []Prediction {
+	out := make([]Prediction, n)
+	for i := range out {
+		p := &out[i]
+		p.Side = softmax(p.SideProbs[:], r.side[i*NumSides:(i+1)*NumSides])
+		p.SideProb = p.SideProbs[p.Side]
+		p.Colour = softmax(p.ColourProbs[:], r.colour[i*NumColours:(i+1)*NumColours])
+		p.ColourProb = p.ColourProbs[p.Colour]
+		k := softmax(p.NumberProbs[:], r.number[i*NumNumbers:(i+1)*NumNumbers])
+		p.Number = k + 1
+		p.NumberProb = p.NumberProbs[k]
+		p.Embedding = normalized(r.emb[i*embDim : (i+1)*embDim])
+	}
+	return out
+}
+
+// normalized returns a copy of v with unit L2 norm (v itself if zero).
+func normalized(v []float32) []float32 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	inv := 1 / math.Sqrt(ss+1e-12)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// Cosine is the cosine similarity of two embeddings (their dot product when
+// both are normalised, as Prediction.Embedding is).
+func Cosine(a, b []float32) float32 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return float32(dot / math.Sqrt(na*nb))
+}
+
+// MeanEmbedding is the prototype of a back design: the normalised mean of
+// the embeddings of several crops of it (for example the ones taken when a
+// player's back is enrolled). It returns nil for no embeddings.
+func MeanEmbedding(embs ...[]float32) []float32 {
+	if len(embs) == 0 {
+		return nil
+	}
+	sum := make([]float32, len(embs[0]))
+	for _, e := range embs {
+		for i := range min(len(e), len(sum)) {
+			sum[i] += e[i]
+		}
+	}
+	return normalized(sum)
+}
+
+// Nearest returns the index of the prototype most similar (cosine) to emb
+// and that similarity, or -1 and 0 when there are no prototypes. Callers
+// should also require a minimum similarity, so that a back of a design not
+// enrolled is not forced onto one that is.
+func Nearest(emb []float32, protos [][]float32) (int, float32) {
+	best, bestSim := -1, float32(0)
+	for i, p := range protos {
+		if s := Cosine(emb, p); best < 0 || s > bestSim {
+			best, bestSim = i, s
+		}
+	}
+	return best, bestSim
+}
+
+// Predictor is what both inference paths (Classifier, Fast) offer.
+type Predictor interface {
+	Classify(crops []Crop) ([]Prediction, error)
+	Close() error
+}
+
+// checkCrops checks that every crop has the length cfg needs.
+func checkCrops(cfg Config, crops []Crop) error {
+	for i, c := range crops {
+		if len(c) != cfg.CropLen() {
+			return fmt.Errorf("%w: crop %d has %d values, want %d (3x%dx%d)", ErrInput, i, len(c), cfg.CropLen(), cfg.Height, cfg.Width)
+		}
+	}
+	return nil
+}

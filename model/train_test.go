@@ -1,0 +1,156 @@
+package model
+
+import (
+	"testing"
+	"time"
+)
+
+// smallConfig is a network small enough to train in the tests, also under
+// the race detector (which slows gorgonia's Go loops about 15 times): 16x24
+// crops, narrow blocks, batches of 16.
+func smallConfig() Config {
+	c := DefaultConfig()
+	c.Width, c.Height = 16, 24
+	c.Channels = []int{8, 16, 16}
+	c.Hidden = 32
+	c.EmbedDim = 16
+	c.BackClasses = 8
+	c.LearnRate = 3e-3
+	c.BatchSize = 16
+	return c
+}
+
+// TestTrainSyntheticTask trains the small network on the synthetic task and
+// checks it on held-out samples: side, colour and number accuracy above 0.9,
+// and backs recognised by the nearest enrolled prototype, both for designs
+// seen in training and for designs never seen.
+func TestTrainSyntheticTask(t *testing.T) {
+	cfg := smallConfig()
+	steps := 400
+	train := newSynth(cfg, 1)
+	designs := make([]int, cfg.BackClasses)
+	for i := range designs {
+		designs[i] = i
+	}
+	start := time.Now()
+	var last Losses
+	w, err := Train(cfg, func() (Batch, error) { return train.batch(designs), nil }, steps, func(step int, l Losses) {
+		last = l
+		if step%50 == 0 {
+			t.Logf("step %d: %v", step, l)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("trained %d steps in %v; last: %v", steps, time.Since(start).Round(time.Millisecond), last)
+
+	fast, err := NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := NewClassifier(w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+
+	// Held-out samples, from another seed.
+	test := newSynth(cfg, 99)
+	var crops []Crop
+	var want []sample
+	for i := 0; i < 300; i++ {
+		s := test.draw(designs)
+		crops = append(crops, s.crop)
+		want = append(want, s)
+	}
+	got, err := fast.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gg, err := cl.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side, colour, number, faces, agree int
+	for i, p := range got {
+		if p.Side == want[i].side {
+			side++
+		}
+		if gg[i].Side == p.Side && gg[i].Colour == p.Colour && gg[i].Number == p.Number {
+			agree++
+		}
+		if want[i].side != SideFace {
+			continue
+		}
+		faces++
+		if p.Colour == want[i].colour {
+			colour++
+		}
+		if p.Number == want[i].number {
+			number++
+		}
+	}
+	accs := map[string]float64{
+		"side":   float64(side) / float64(len(got)),
+		"colour": float64(colour) / float64(faces),
+		"number": float64(number) / float64(faces),
+	}
+	t.Logf("held-out accuracy: side %.3f, colour %.3f, number %.3f (%d faces of %d)", accs["side"], accs["colour"], accs["number"], faces, len(got))
+	for name, a := range accs {
+		if !(a > 0.9) {
+			t.Errorf("held-out %s accuracy %.3f, want > 0.9", name, a)
+		}
+	}
+	if agree != len(got) {
+		t.Errorf("gorgonia and fast paths disagree on %d of %d crops", len(got)-agree, len(got))
+	}
+
+	// Backs by nearest prototype: enrol 5 crops of each design, then
+	// classify 20 new crops of each.
+	backAccuracy := func(ids []int) float64 {
+		var protos [][]float32
+		for _, id := range ids {
+			var enrol []Crop
+			for j := 0; j < 5; j++ {
+				enrol = append(enrol, test.back(id))
+			}
+			p, err := fast.Classify(enrol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var embs [][]float32
+			for _, q := range p {
+				embs = append(embs, q.Embedding)
+			}
+			protos = append(protos, MeanEmbedding(embs...))
+		}
+		right, total := 0, 0
+		for k, id := range ids {
+			var cs []Crop
+			for j := 0; j < 20; j++ {
+				cs = append(cs, test.back(id))
+			}
+			p, err := fast.Classify(cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range p {
+				total++
+				if i, _ := Nearest(q.Embedding, protos); i == k {
+					right++
+				}
+			}
+		}
+		return float64(right) / float64(total)
+	}
+	seen := backAccuracy(designs)
+	unseen := backAccuracy([]int{100, 101, 102, 103})
+	t.Logf("backs by nearest prototype: seen designs %.3f, unseen designs %.3f", seen, unseen)
+	if !(seen > 0.9) {
+		t.Errorf("seen back designs: accuracy %.3f, want > 0.9", seen)
+	}
+	if !(unseen > 0.8) {
+		t.Errorf("unseen back designs: accuracy %.3f, want > 0.8", unseen)
+	}
+}
