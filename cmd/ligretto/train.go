@@ -1,0 +1,305 @@
+package main
+
+import (
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"ligretto/model"
+	"ligretto/model/plot"
+	"ligretto/model/training"
+	"ligretto/vision/realphotos"
+)
+
+func init() {
+	register(command{name: "train", summary: "train the card classifier from scratch; write weights and PNG plots", run: runTrain})
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("train", "--seed S --out DIR [--steps N] [--photos DIR] [--photo-share P]", stderr)
+	cfg := model.DefaultConfig()
+	seed := fs.Uint64("seed", 1, "seed for the initial weights and the training data")
+	out := fs.String("out", "", "directory for card.weights, report.json and the PNG plots (required)")
+	steps := fs.Int("steps", 6000, "training batches")
+	fs.IntVar(&cfg.BatchSize, "batch", 32, "samples per batch")
+	fs.IntVar(&cfg.BackClasses, "back-classes", 256, "back designs to train on: the 12 real ones and random ones")
+	photos := fs.String("photos", "", "folder of labelled real photos (images/, labels/, data.yaml) to mix in: only the fine-tuning half is used")
+	photoShare := fs.Float64("photo-share", 0.1, "share of each batch taken from the real photos")
+	evalN := fs.Int("eval-n", 4000, "held-out crops to evaluate at the end")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		fmt.Fprintln(stderr, "ligretto train: --out DIR is required")
+		fs.Usage()
+		return errUsage
+	}
+	cfg.Seed = *seed
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	var tune, held []training.PhotoCrop
+	if *photos != "" {
+		var err error
+		if tune, held, err = loadPhotos(*photos, cfg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "photos: %d crops to fine-tune on, %d held out\n", len(tune), len(held))
+	}
+	data, err := training.NewData(cfg, *seed, tune, *photoShare)
+	if err != nil {
+		return err
+	}
+	// Render batches ahead on another goroutine, while the network trains.
+	batches := make(chan model.Batch, 4)
+	errs := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		for range *steps {
+			b, err := data.Next()
+			if err != nil {
+				errs <- err
+				return
+			}
+			batches <- b
+		}
+	}()
+	next := func() (model.Batch, error) {
+		b, ok := <-batches
+		if !ok {
+			return model.Batch{}, <-errs
+		}
+		return b, nil
+	}
+	hist := newHistory()
+	bar := newProgress(stderr, "train", *steps)
+	w, err := model.Train(cfg, next, *steps, func(step int, l model.Losses) {
+		hist.add(step, l)
+		bar.update(step+1, fmt.Sprintf("loss %.3f  side %.2f colour %.2f number %.2f back %.2f",
+			l.Total, l.SideAcc, l.ColourAcc, l.NumberAcc, l.BackAcc))
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	weightsPath := filepath.Join(*out, "card.weights")
+	if err := w.Save(weightsPath); err != nil {
+		return err
+	}
+	if err := savePNG(filepath.Join(*out, "training-curves.png"), hist.plot()); err != nil {
+		return err
+	}
+	fast, err := model.NewFast(w)
+	if err != nil {
+		return err
+	}
+	defer fast.Close()
+	evalBar := newProgress(stderr, "eval", *evalN)
+	rep, err := training.Evaluate(fast, cfg, *seed+1_000_003, *evalN, func(done, total int) { evalBar.update(done, "") })
+	evalBar.done()
+	if err != nil {
+		return err
+	}
+	result := map[string]any{"synthetic": rep, "seed": *seed, "steps": *steps, "config": cfg}
+	if len(held) > 0 {
+		pr, err := training.EvaluatePhotos(fast, cfg, held)
+		if err != nil {
+			return err
+		}
+		result["photos_held_out"] = pr
+		if err := savePNG(filepath.Join(*out, "confusion-photo-colour.png"), plot.Confusion("real photos (held out): colour", model.ColourNames[:], pr.ColourConfusion)); err != nil {
+			return err
+		}
+	}
+	if err := writeConfusions(*out, rep); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(*out, "report.json"), result); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "held-out synthetic: side %.4f colour %.4f number %.4f card %.4f back %.4f back(unseen) %.4f\nwrote %s and plots in %s\n",
+		rep.Side, rep.Colour, rep.Number, rep.Card, rep.Back, rep.BackUnseen, weightsPath, *out)
+	return nil
+}
+
+func writeConfusions(dir string, rep training.Report) error {
+	nums := make([]string, 10)
+	for i := range nums {
+		nums[i] = fmt.Sprint(i + 1)
+	}
+	for name, img := range map[string]*image.RGBA{
+		"confusion-side.png":   plot.Confusion("side", []string{"face", "back"}, rep.SideConfusion),
+		"confusion-colour.png": plot.Confusion("colour (faces)", model.ColourNames[:], rep.ColourConfusion),
+		"confusion-number.png": plot.Confusion("number (faces)", nums, rep.NumberConfusion),
+	} {
+		if err := savePNG(filepath.Join(dir, name), img); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadPhotos reads the labelled photos and splits their crops into the
+// fine-tuning half and the held-out half (realphotos.HeldOut, by file name).
+func loadPhotos(dir string, cfg model.Config) (tune, held []training.PhotoCrop, err error) {
+	yaml, err := os.Open(filepath.Join(dir, "data.yaml"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("open photo classes: %w", err)
+	}
+	names, err := realphotos.ParseClassNames(yaml)
+	yaml.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", filepath.Join(dir, "data.yaml"), err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "images"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("list photos: %w", err)
+	}
+	skipped := 0
+	for _, e := range entries {
+		crops, err := loadPhoto(dir, e.Name(), names, cfg)
+		if err != nil {
+			skipped++ // one bad photo must not stop the rest
+			continue
+		}
+		if realphotos.HeldOut(e.Name()) {
+			held = append(held, crops...)
+		} else {
+			tune = append(tune, crops...)
+		}
+	}
+	if len(tune)+len(held) == 0 {
+		return nil, nil, fmt.Errorf("no usable photos in %s (%d unreadable)", dir, skipped)
+	}
+	return tune, held, nil
+}
+
+func loadPhoto(dir, name string, classNames []string, cfg model.Config) ([]training.PhotoCrop, error) {
+	f, err := os.Open(filepath.Join(dir, "images", name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := jpeg.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", name, err)
+	}
+	lf, err := os.Open(filepath.Join(dir, "labels", strings.TrimSuffix(name, filepath.Ext(name))+".txt"))
+	if err != nil {
+		return nil, err
+	}
+	defer lf.Close()
+	boxes, err := realphotos.ParseLabels(lf)
+	if err != nil {
+		return nil, fmt.Errorf("labels of %s: %w", name, err)
+	}
+	return training.PhotoCrops(img, boxes, classNames, cfg.Width, cfg.Height), nil
+}
+
+func savePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// history keeps smoothed training curves for the plot.
+type history struct {
+	steps                               []float64
+	loss, side, colour, number, back    []float64
+	accSide, accColour, accNum, accBack []float64
+	ema                                 model.Losses
+	n                                   int
+}
+
+func newHistory() *history { return &history{} }
+
+func (h *history) add(step int, l model.Losses) {
+	const a = 0.05
+	mix := func(old, v float64) float64 {
+		if h.n == 0 || v != v { // first value, or NaN (no sample of that head)
+			if v != v {
+				return old
+			}
+			return v
+		}
+		return old*(1-a) + v*a
+	}
+	e := &h.ema
+	e.Total, e.Side, e.Colour, e.Number, e.Back = mix(e.Total, l.Total), mix(e.Side, l.Side), mix(e.Colour, l.Colour), mix(e.Number, l.Number), mix(e.Back, l.Back)
+	e.SideAcc, e.ColourAcc, e.NumberAcc, e.BackAcc = mix(e.SideAcc, l.SideAcc), mix(e.ColourAcc, l.ColourAcc), mix(e.NumberAcc, l.NumberAcc), mix(e.BackAcc, l.BackAcc)
+	h.n++
+	if step%10 != 0 {
+		return
+	}
+	h.steps = append(h.steps, float64(step))
+	h.loss, h.side, h.colour, h.number, h.back = append(h.loss, e.Total), append(h.side, e.Side), append(h.colour, e.Colour), append(h.number, e.Number), append(h.back, e.Back)
+	h.accSide, h.accColour, h.accNum, h.accBack = append(h.accSide, e.SideAcc), append(h.accColour, e.ColourAcc), append(h.accNum, e.NumberAcc), append(h.accBack, e.BackAcc)
+}
+
+func (h *history) plot() *image.RGBA {
+	loss := plot.Lines("training loss (smoothed)", "step", []plot.Series{
+		{Name: "total", X: h.steps, Y: h.loss}, {Name: "side", X: h.steps, Y: h.side}, {Name: "colour", X: h.steps, Y: h.colour},
+		{Name: "number", X: h.steps, Y: h.number}, {Name: "back", X: h.steps, Y: h.back}}, true, 800, 360)
+	acc := plot.Lines("batch accuracy (smoothed)", "step", []plot.Series{
+		{Name: "side", X: h.steps, Y: h.accSide}, {Name: "colour", X: h.steps, Y: h.accColour},
+		{Name: "number", X: h.steps, Y: h.accNum}, {Name: "back", X: h.steps, Y: h.accBack}}, false, 800, 360)
+	img := image.NewRGBA(image.Rect(0, 0, 800, 720))
+	copyInto(img, loss, 0)
+	copyInto(img, acc, 360)
+	return img
+}
+
+func copyInto(dst, src *image.RGBA, y0 int) {
+	for y := 0; y < src.Bounds().Dy(); y++ {
+		copy(dst.Pix[dst.PixOffset(0, y0+y):], src.Pix[src.PixOffset(0, y):src.PixOffset(src.Bounds().Dx(), y)])
+	}
+}
+
+// progress is a one-line progress bar on a terminal, or a line every few
+// seconds elsewhere, with the rate and the time left.
+type progress struct {
+	w     io.Writer
+	name  string
+	total int
+	start time.Time
+	last  time.Time
+}
+
+func newProgress(w io.Writer, name string, total int) *progress {
+	return &progress{w: w, name: name, total: total, start: time.Now()}
+}
+
+func (p *progress) update(done int, note string) {
+	now := time.Now()
+	if now.Sub(p.last) < time.Second && done < p.total {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start)
+	left := time.Duration(0)
+	if done > 0 {
+		left = time.Duration(float64(el) / float64(done) * float64(p.total-done))
+	}
+	const width = 24
+	fill := width * done / max(p.total, 1)
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d  %s elapsed, %s left  %s", p.name, strings.Repeat("#", fill), strings.Repeat(".", width-fill),
+		done, p.total, el.Round(time.Second), left.Round(time.Second), note)
+}
+
+func (p *progress) done() { fmt.Fprintln(p.w) }
+

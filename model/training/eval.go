@@ -1,0 +1,219 @@
+package training
+
+import (
+	"fmt"
+
+	"ligretto/model"
+	"ligretto/referee"
+	"ligretto/vision/synth"
+)
+
+// Report is the accuracy of each head on held-out crops.
+type Report struct {
+	N          int     `json:"n"`
+	Side       float64 `json:"side"`
+	Colour     float64 `json:"colour"`      // on faces
+	Number     float64 `json:"number"`      // on faces
+	Card       float64 `json:"card"`        // colour and number both right
+	Back       float64 `json:"back"`        // among the 12 real designs, enrolled from EnrolShots crops each
+	BackUnseen float64 `json:"back_unseen"` // among 12 designs never seen in training
+	// Confusion matrices, rows truth, columns prediction.
+	SideConfusion   [][]int `json:"side_confusion"`
+	ColourConfusion [][]int `json:"colour_confusion"`
+	NumberConfusion [][]int `json:"number_confusion"`
+}
+
+// EnrolShots is how many crops of a back calibration enrols per player.
+const EnrolShots = 3
+
+// Evaluate renders n fresh crops from seed (half faces, half backs of the
+// 12 real designs, plus as many backs of 12 unseen designs) and scores p.
+// Backs are recognised as calibration will: the nearest of 12 prototypes,
+// each the mean embedding of EnrolShots crops.
+func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (Report, error) {
+	sp := synth.DefaultParams()
+	sp.W, sp.H = cfg.Width, cfg.Height
+	r, err := synth.New(sp, seed)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{N: n, SideConfusion: square(2), ColourConfusion: square(4), NumberConfusion: square(10)}
+	real := referee.BackDesigns[:]
+	unseen := make([]string, len(real))
+	for i := range unseen {
+		unseen[i] = synth.RandomDesign(UnseenDesignSeed + seed%1_000_000*16 + uint64(i)).ID
+	}
+	classify := func(labels []synth.Label) ([]model.Prediction, error) {
+		crops := make([]model.Crop, len(labels))
+		for i, l := range labels {
+			img, err := r.SampleOf(l)
+			if err != nil {
+				return nil, err
+			}
+			if crops[i], err = model.CropFromImage(img, cfg.Width, cfg.Height); err != nil {
+				return nil, err
+			}
+		}
+		return p.Classify(crops)
+	}
+	enrol := func(ids []string) ([][]float32, error) {
+		protos := make([][]float32, len(ids))
+		for i, id := range ids {
+			ls := make([]synth.Label, EnrolShots)
+			for k := range ls {
+				ls[k] = synth.Label{Side: synth.BackSide, Back: id}
+			}
+			preds, err := classify(ls)
+			if err != nil {
+				return nil, err
+			}
+			embs := make([][]float32, len(preds))
+			for k, pr := range preds {
+				embs[k] = pr.Embedding
+			}
+			protos[i] = model.MeanEmbedding(embs...)
+		}
+		return protos, nil
+	}
+	realProtos, err := enrol(real)
+	if err != nil {
+		return Report{}, err
+	}
+	unseenProtos, err := enrol(unseen)
+	if err != nil {
+		return Report{}, err
+	}
+	var sideOK, faces, colourOK, numberOK, cardOK, backs, backOK, unseenOK int
+	const chunk = 64
+	for done := 0; done < n; done += chunk {
+		m := min(chunk, n-done)
+		labels := make([]synth.Label, 0, 2*m)
+		for i := range m {
+			k := done + i
+			if k%2 == 0 {
+				labels = append(labels, synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}})
+			} else {
+				labels = append(labels, synth.Label{Side: synth.BackSide, Back: real[k/2%len(real)]})
+			}
+		}
+		for i := range m { // the unseen designs' backs, scored on their own
+			if (done+i)%2 == 1 {
+				labels = append(labels, synth.Label{Side: synth.BackSide, Back: unseen[(done+i)/2%len(unseen)]})
+			}
+		}
+		preds, err := classify(labels)
+		if err != nil {
+			return Report{}, err
+		}
+		for i, l := range labels {
+			pr := preds[i]
+			if i >= m { // unseen design
+				if j, _ := model.Nearest(pr.Embedding, unseenProtos); unseen[j] == l.Back {
+					unseenOK++
+				}
+				continue
+			}
+			truth := model.SideFace
+			if l.Side == synth.BackSide {
+				truth = model.SideBack
+			}
+			rep.SideConfusion[truth][pr.Side]++
+			if pr.Side == truth {
+				sideOK++
+			}
+			if l.Side == synth.BackSide {
+				backs++
+				if j, _ := model.Nearest(pr.Embedding, realProtos); real[j] == l.Back {
+					backOK++
+				}
+				continue
+			}
+			faces++
+			ci := colourIndex(l.Face.Colour)
+			rep.ColourConfusion[ci][pr.Colour]++
+			rep.NumberConfusion[l.Face.Number-1][pr.Number-1]++
+			c, num := pr.Colour == ci, pr.Number == l.Face.Number
+			if c {
+				colourOK++
+			}
+			if num {
+				numberOK++
+			}
+			if c && num {
+				cardOK++
+			}
+		}
+		if progress != nil {
+			progress(min(done+chunk, n), n)
+		}
+	}
+	if faces == 0 || backs == 0 {
+		return Report{}, fmt.Errorf("%w: evaluate at least 2 crops", ErrNoData)
+	}
+	rep.Side = frac(sideOK, n)
+	rep.Colour, rep.Number, rep.Card = frac(colourOK, faces), frac(numberOK, faces), frac(cardOK, faces)
+	rep.Back, rep.BackUnseen = frac(backOK, backs), frac(unseenOK, backs)
+	return rep, nil
+}
+
+// PhotoReport is the accuracy on real photo crops.
+type PhotoReport struct {
+	N               int     `json:"n"`
+	Colour          float64 `json:"colour"`
+	NumberN         int     `json:"number_n"` // crops with a number 1..9
+	Number          float64 `json:"number"`
+	ColourConfusion [][]int `json:"colour_confusion"`
+}
+
+// EvaluatePhotos scores colour on every crop and number on those with a number.
+func EvaluatePhotos(p model.Predictor, cfg model.Config, photos []PhotoCrop) (PhotoReport, error) {
+	rep := PhotoReport{N: len(photos), ColourConfusion: square(4)}
+	if len(photos) == 0 {
+		return rep, fmt.Errorf("%w: no photos", ErrNoData)
+	}
+	crops := make([]model.Crop, len(photos))
+	for i, ph := range photos {
+		c, err := model.CropFromImage(ph.Image, cfg.Width, cfg.Height)
+		if err != nil {
+			return rep, err
+		}
+		crops[i] = c
+	}
+	preds, err := p.Classify(crops)
+	if err != nil {
+		return rep, err
+	}
+	colourOK, numberOK := 0, 0
+	for i, ph := range photos {
+		rep.ColourConfusion[ph.Colour][preds[i].Colour]++
+		if preds[i].Colour == ph.Colour {
+			colourOK++
+		}
+		if ph.Number >= 1 {
+			rep.NumberN++
+			if preds[i].Number == ph.Number {
+				numberOK++
+			}
+		}
+	}
+	rep.Colour = frac(colourOK, len(photos))
+	if rep.NumberN > 0 {
+		rep.Number = frac(numberOK, rep.NumberN)
+	}
+	return rep, nil
+}
+
+func square(n int) [][]int {
+	m := make([][]int, n)
+	for i := range m {
+		m[i] = make([]int, n)
+	}
+	return m
+}
+
+func frac(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

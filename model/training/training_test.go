@@ -1,0 +1,142 @@
+package training
+
+import (
+	"errors"
+	"image"
+	"image/color"
+	"testing"
+
+	"ligretto/model"
+	"ligretto/referee"
+	"ligretto/vision/realphotos"
+)
+
+func smallConfig() model.Config {
+	cfg := model.DefaultConfig()
+	cfg.BackClasses = 20
+	cfg.BatchSize = 16
+	return cfg
+}
+
+func TestNext_LabelsFitTheHeads(t *testing.T) {
+	cfg := smallConfig()
+	photo := PhotoCrop{Image: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height)), Colour: 2, Number: 7}
+	d, err := NewData(cfg, 3, []PhotoCrop{photo}, 0.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faces, backs, photos := 0, 0, 0
+	for range 8 {
+		b, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.X) != cfg.BatchSize*cfg.CropLen() || len(b.Side) != cfg.BatchSize {
+			t.Fatalf("batch sizes %d %d", len(b.X), len(b.Side))
+		}
+		for i := range b.Side {
+			switch {
+			case b.Side[i] == model.SideBack:
+				backs++
+				if b.BackClass[i] < 0 || b.BackClass[i] >= cfg.BackClasses || b.Colour[i] != -1 {
+					t.Fatalf("back labels %d %d", b.BackClass[i], b.Colour[i])
+				}
+			case b.Colour[i] == 2 && b.Number[i] == 7 && b.BackClass[i] == -1 && allBlackish(b.X[i*cfg.CropLen():(i+1)*cfg.CropLen()]):
+				photos++
+			default:
+				faces++
+				if b.Colour[i] < 0 || b.Colour[i] > 3 || b.Number[i] < 1 || b.Number[i] > 10 {
+					t.Fatalf("face labels %d %d", b.Colour[i], b.Number[i])
+				}
+			}
+		}
+	}
+	if faces == 0 || backs == 0 || photos == 0 {
+		t.Fatalf("faces %d backs %d photos %d: every kind must appear", faces, backs, photos)
+	}
+}
+
+func allBlackish(x []float32) bool {
+	for _, v := range x {
+		if v > 0.35 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTrainDesigns_RealFirstThenRandom(t *testing.T) {
+	ids := TrainDesigns(15)
+	if len(ids) != 15 || ids[0] != referee.BackDesigns[0] || ids[11] != referee.BackDesigns[11] || ids[12] == ids[13] {
+		t.Fatalf("%v", ids)
+	}
+	if _, err := NewData(model.Config{}, 1, nil, 0); err == nil {
+		t.Fatal("an invalid config must be refused")
+	}
+	cfg := smallConfig()
+	cfg.BackClasses = 5
+	if _, err := NewData(cfg, 1, nil, 0); !errors.Is(err, ErrNoData) {
+		t.Fatalf("5 classes cannot hold 12 designs: %v", err)
+	}
+}
+
+func TestPhotoCrops_MapsClasses(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	names := []string{"blue 0", "green 7", "red skip", "wild"}
+	boxes := []realphotos.Box{{Class: 0, CX: .5, CY: .5, W: .2, H: .2}, {Class: 1, CX: .5, CY: .5, W: .2, H: .2},
+		{Class: 2, CX: .5, CY: .5, W: .2, H: .2}, {Class: 3, CX: .5, CY: .5, W: .2, H: .2}, {Class: 9, CX: .5, CY: .5, W: .2, H: .2}}
+	got := PhotoCrops(img, boxes, names, 32, 48)
+	if len(got) != 2 || got[0].Number != -1 || got[0].Colour != 2 || got[1].Number != 7 || got[1].Colour != 1 {
+		t.Fatalf("%+v", got)
+	}
+	if got[1].Image.Bounds().Dx() != 32 || got[1].Image.At(5, 5) == (color.RGBA{}) {
+		t.Fatal("crop not drawn")
+	}
+}
+
+// TestEvaluate_Bookkeeping runs the real evaluation with an untrained
+// network: every count must add up, whatever the accuracy.
+func TestEvaluate_Bookkeeping(t *testing.T) {
+	cfg := smallConfig()
+	w, err := model.NewWeights(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rep, err := Evaluate(p, cfg, 5, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(m [][]int) int {
+		s := 0
+		for _, r := range m {
+			for _, v := range r {
+				s += v
+			}
+		}
+		return s
+	}
+	if sum(rep.SideConfusion) != 100 || sum(rep.ColourConfusion) != 50 || sum(rep.NumberConfusion) != 50 {
+		t.Fatalf("confusions add to %d %d %d", sum(rep.SideConfusion), sum(rep.ColourConfusion), sum(rep.NumberConfusion))
+	}
+	for _, v := range []float64{rep.Side, rep.Colour, rep.Number, rep.Card, rep.Back, rep.BackUnseen} {
+		if v < 0 || v > 1 {
+			t.Fatalf("accuracy %v out of range", v)
+		}
+	}
+	if rep.Card > rep.Colour || rep.Card > rep.Number {
+		t.Fatal("card accuracy cannot exceed colour or number accuracy")
+	}
+	ph := []PhotoCrop{{Image: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height)), Colour: 1, Number: -1}}
+	pr, err := EvaluatePhotos(p, cfg, ph)
+	if err != nil || pr.N != 1 || pr.NumberN != 0 {
+		t.Fatalf("%+v %v", pr, err)
+	}
+}
