@@ -198,7 +198,7 @@ func loadPhoto(dir, name string, classNames []string, cfg model.Config) ([]train
 		return nil, err
 	}
 	defer lf.Close()
-	boxes, err := realphotos.ParseLabels(lf)
+	boxes, _, err := realphotos.ParseLabels(lf)
 	if err != nil {
 		return nil, fmt.Errorf("labels of %s: %w", name, err)
 	}

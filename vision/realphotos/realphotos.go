@@ -37,8 +37,10 @@ type Card struct {
 	Number int // 0..9 on UNO cards; Ligretto has 1..10
 }
 
-// ParseLabels reads a YOLO label file: one "class cx cy w h" per line.
-func ParseLabels(r io.Reader) ([]Box, error) {
+// ParseLabels reads a YOLO label file: one "class cx cy w h" per line. A
+// box that reaches outside the image (a labelling slip the shared set has)
+// is skipped and counted; a line that is not five numbers is an error.
+func ParseLabels(r io.Reader) (boxes []Box, skipped int, err error) {
 	var out []Box
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -47,23 +49,29 @@ func ParseLabels(r io.Reader) ([]Box, error) {
 			continue
 		}
 		if len(fields) != 5 {
-			return nil, fmt.Errorf("%w: line %d has %d fields, want 5", ErrFormat, n, len(fields))
+			return nil, 0, fmt.Errorf("%w: line %d has %d fields, want 5", ErrFormat, n, len(fields))
 		}
 		cls, err := strconv.Atoi(fields[0])
 		if err != nil || cls < 0 {
-			return nil, fmt.Errorf("%w: line %d: class %q", ErrFormat, n, fields[0])
+			return nil, 0, fmt.Errorf("%w: line %d: class %q", ErrFormat, n, fields[0])
 		}
 		var v [4]float64
+		inside := true
 		for i := range v {
 			f, err := strconv.ParseFloat(fields[i+1], 64)
-			if err != nil || f < 0 || f > 1 {
-				return nil, fmt.Errorf("%w: line %d: coordinate %q must be within 0..1", ErrFormat, n, fields[i+1])
+			if err != nil {
+				return nil, 0, fmt.Errorf("%w: line %d: coordinate %q", ErrFormat, n, fields[i+1])
 			}
+			inside = inside && f >= 0 && f <= 1
 			v[i] = f
+		}
+		if !inside {
+			skipped++
+			continue
 		}
 		out = append(out, Box{Class: cls, CX: v[0], CY: v[1], W: v[2], H: v[3]})
 	}
-	return out, sc.Err()
+	return out, skipped, sc.Err()
 }
 
 // ParseClassNames reads the names list of a YOLO data.yaml, which spans

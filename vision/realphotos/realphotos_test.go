@@ -15,12 +15,12 @@ import (
 const shared = "../../../shared/data/uno-photos"
 
 func TestParseLabels(t *testing.T) {
-	got, err := ParseLabels(strings.NewReader("7 0.27 0.26 0.066 0.082\n\n9 0.5 0.5 0.1 0.2\n"))
-	if err != nil || len(got) != 2 || got[0].Class != 7 || got[1].H != 0.2 {
-		t.Fatalf("%+v %v", got, err)
+	got, skipped, err := ParseLabels(strings.NewReader("7 0.27 0.26 0.066 0.082\n\n9 0.5 0.5 0.1 0.2\n1 1.56 0.5 0.1 0.1\n"))
+	if err != nil || len(got) != 2 || got[0].Class != 7 || got[1].H != 0.2 || skipped != 1 {
+		t.Fatalf("%+v %d %v", got, skipped, err)
 	}
-	for _, bad := range []string{"7 0.2 0.3\n", "x 0.1 0.1 0.1 0.1\n", "1 0.1 0.1 0.1 1.5\n"} {
-		if _, err := ParseLabels(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
+	for _, bad := range []string{"7 0.2 0.3\n", "x 0.1 0.1 0.1 0.1\n", "1 0.1 0.1 0.1 wide\n"} {
+		if _, _, err := ParseLabels(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
