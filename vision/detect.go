@@ -120,22 +120,22 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 		}
 		contours.Close()
 	}
-	// Largest first; drop a find whose centre lies in an already kept card
-	// of similar size (the two edges of one card's border).
+	// Largest first; drop a find whose centre lies in a card already kept:
+	// it is part of that card's print (its inner frame, its numeral). A
+	// pile's top card that sits askew is kept, because then the pile's
+	// outline is no rectangle and was never a candidate.
 	sort.Slice(cands, func(i, j int) bool { return cands[i].area > cands[j].area })
 	var out []Quad
-	var kept []found
 	for _, c := range cands {
 		x, y := c.q.Centre()
-		dup := false
-		for _, k := range kept {
-			if k.q.Contains(x, y) && c.area > 0.6*k.area {
-				dup = true
+		inside := false
+		for _, k := range out {
+			if k.Contains(x, y) {
+				inside = true
 				break
 			}
 		}
-		if !dup {
-			kept = append(kept, c)
+		if !inside {
 			out = append(out, c.q)
 		}
 	}

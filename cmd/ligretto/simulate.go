@@ -12,6 +12,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/vision/scene"
 )
 
 func init() {
@@ -19,11 +20,13 @@ func init() {
 }
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("simulate", "--players N --seed S [--rounds R | --match] [--deadlock leader|restart] [--advanced] [--errors P] --out DIR", stderr)
+	fs := newFlags("simulate", "--players N --seed S [--rounds R | --match] [--deadlock leader|restart] [--advanced] [--errors P] --out DIR [--render FILE.mkv [--fps F]]", stderr)
 	var cfg sim.Config
 	var deadlock, out string
 	var live bool
 	var speed float64
+	var video string
+	var fps float64
 	fs.IntVar(&cfg.Players, "players", 4, "number of players, 2 to 12")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed: the same seed plays the same match")
 	fs.IntVar(&cfg.Rounds, "rounds", 0, "play this many rounds (default 1 unless --match)")
@@ -35,6 +38,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&out, "out", "", "directory for timeline.jsonl and result.json (required)")
 	fs.BoolVar(&live, "live", false, "print a live scoreboard while playing")
 	fs.Float64Var(&speed, "speed", 20, "with --live: how many times faster than real time")
+	fs.StringVar(&video, "render", "", "also render what a camera above the table sees into this video (.mkv or .avi, Motion JPEG), with FILE.json for its frame timing")
+	fs.Float64Var(&fps, "fps", 30, "with --render: frames per second")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,6 +55,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	cfg.Deadlock = rule
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if video != "" && (fps <= 0 || fps > 240) {
+		return fmt.Errorf("--fps %v: want more than 0 and at most 240", fps)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
@@ -75,7 +83,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if live {
 		board = newScoreboard(stdout, speed)
 	}
+	var events []sim.Event
 	res, err := sim.Run(cfg, func(e sim.Event) error {
+		if video != "" {
+			events = append(events, e)
+		}
 		if board != nil {
 			board.event(e)
 		}
@@ -106,6 +118,14 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		len(res.Rounds), res.Plays, res.Totals, winner, timelinePath, filepath.Join(out, "result.json"), logPath)
 	if got := ref.Match(); got == nil || !maps.Equal(got.Totals, res.Totals) {
 		return fmt.Errorf("the observed referee's totals %v differ from the simulation's %v", got.Totals, res.Totals)
+	}
+	if video != "" {
+		info, err := renderVideo(events, video, fps, cfg.Seed, scene.DefaultConfig(), stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "rendered %d frames (%d of calibration preamble) at %g fps to %s and %s.json\n",
+			info.Frames, info.PreambleFrames, fps, video, video)
 	}
 	return nil
 }
