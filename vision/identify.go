@@ -1,0 +1,149 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/model"
+	"ligretto/referee"
+	"ligretto/vision/synth"
+)
+
+// BackPrototype is an enrolled card back: a name and the classifier's mean
+// embedding of a few crops of it.
+type BackPrototype struct {
+	Name      string    `json:"name"`
+	Embedding []float32 `json:"embedding"`
+}
+
+// MinBackSimilarity is the cosine similarity below which a back matches no
+// enrolled prototype.
+const MinBackSimilarity = 0.5
+
+// Found is one card found in an image.
+type Found struct {
+	Corners    Quad         `json:"corners"`
+	Side       string       `json:"side"` // "face" or "back"
+	Colour     string       `json:"colour,omitempty"`
+	Number     int          `json:"number,omitempty"`
+	Back       string       `json:"back,omitempty"` // the nearest enrolled back, or "unknown"
+	Confidence float64      `json:"confidence"`
+	Face       referee.Face `json:"-"`
+}
+
+// Identifier finds and reads cards in images. It is not safe for
+// concurrent use when its predictor is not.
+type Identifier struct {
+	pred   model.Predictor
+	cfg    model.Config
+	backs  []BackPrototype
+	detect func(w, h int) DetectParams
+}
+
+// NewIdentifier reads cards with pred (whose weights have config cfg) and
+// names backs by the nearest of backs.
+func NewIdentifier(pred model.Predictor, cfg model.Config, backs []BackPrototype) *Identifier {
+	return &Identifier{pred: pred, cfg: cfg, backs: backs, detect: DefaultDetectParams}
+}
+
+// StandardBacks enrols the twelve back designs of the three boxes from
+// rendered crops, for reading backs without a calibration.
+func StandardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, error) {
+	p := synth.DefaultParams().Scaled(0.5)
+	p.W, p.H = cfg.Width, cfg.Height
+	r, err := synth.New(p, 77)
+	if err != nil {
+		return nil, err
+	}
+	var out []BackPrototype
+	for _, name := range referee.BackDesigns {
+		var crops []model.Crop
+		for range 4 {
+			img, err := r.SampleOf(synth.Label{Side: synth.BackSide, Back: name})
+			if err != nil {
+				return nil, err
+			}
+			c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
+			if err != nil {
+				return nil, err
+			}
+			crops = append(crops, c)
+		}
+		preds, err := pred.Classify(crops)
+		if err != nil {
+			return nil, fmt.Errorf("enrol back %s: %w", name, err)
+		}
+		embs := make([][]float32, len(preds))
+		for i, p := range preds {
+			embs[i] = p.Embedding
+		}
+		out = append(out, BackPrototype{Name: name, Embedding: model.MeanEmbedding(embs...)})
+	}
+	return out, nil
+}
+
+// Identify finds the cards in a BGR image and reads each.
+func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
+	if img.Empty() || img.Channels() != 3 {
+		return nil, fmt.Errorf("identify: want a 3-channel BGR image, got %dx%d with %d channels", img.Cols(), img.Rows(), img.Channels())
+	}
+	quads := FindCards(img, id.detect(img.Cols(), img.Rows()))
+	if len(quads) == 0 {
+		return nil, nil
+	}
+	crops := make([]model.Crop, len(quads))
+	for i, q := range quads {
+		warped := WarpCard(img, q, id.cfg.Width, id.cfg.Height)
+		b, err := warped.DataPtrUint8()
+		if err == nil {
+			crops[i], err = model.CropFromBGR(b, id.cfg.Width, id.cfg.Height)
+		}
+		warped.Close()
+		if err != nil {
+			return nil, fmt.Errorf("identify: crop %d: %w", i, err)
+		}
+	}
+	preds, err := id.pred.Classify(crops)
+	if err != nil {
+		return nil, fmt.Errorf("identify: %w", err)
+	}
+	out := make([]Found, len(quads))
+	for i, p := range preds {
+		f := Found{Corners: quads[i]}
+		if p.IsBack() {
+			f.Side, f.Back, f.Confidence = "back", "unknown", float64(p.SideProb)
+			if len(id.backs) > 0 {
+				protos := make([][]float32, len(id.backs))
+				for k, b := range id.backs {
+					protos[k] = b.Embedding
+				}
+				if k, sim := model.Nearest(p.Embedding, protos); sim >= MinBackSimilarity {
+					f.Back, f.Confidence = id.backs[k].Name, float64(sim)*float64(p.SideProb)
+				}
+			}
+		} else {
+			f.Face = p.Face()
+			f.Side, f.Colour, f.Number, f.Confidence = "face", f.Face.Colour.String(), f.Face.Number, float64(p.FaceConfidence())*float64(p.SideProb)
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// Annotate draws each found card's outline and reading onto img.
+func Annotate(img *gocv.Mat, found []Found) {
+	for _, f := range found {
+		c := color.RGBA{0, 220, 0, 0}
+		label := fmt.Sprintf("%s %d %.2f", f.Colour, f.Number, f.Confidence)
+		if f.Side == "back" {
+			c, label = color.RGBA{255, 160, 0, 0}, fmt.Sprintf("back %s %.2f", f.Back, f.Confidence)
+		}
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{f.Corners[:]})
+		gocv.Polylines(img, pv, true, c, 2)
+		pv.Close()
+		gocv.PutText(img, label, image.Pt(f.Corners[0].X, f.Corners[0].Y-6), gocv.FontHersheySimplex, 0.5, c, 2)
+	}
+}

@@ -1,0 +1,134 @@
+package vision
+
+import (
+	"image"
+	"math"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/model"
+	"ligretto/referee"
+	"ligretto/vision/synth"
+)
+
+// table draws clean rendered cards, turned by the given angles, onto a
+// green cloth, as a photo from above would show them.
+func table(t *testing.T, faces []referee.Face, backs []string, angles []float64) gocv.Mat {
+	t.Helper()
+	r, err := synth.New(synth.DefaultParams(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 110, 50, 0), 720, 1280, gocv.MatTypeCV8UC3)
+	n := len(faces) + len(backs)
+	for i := range n {
+		l := synth.Label{Side: synth.FaceSide}
+		if i < len(faces) {
+			l.Face = faces[i]
+		} else {
+			l = synth.Label{Side: synth.BackSide, Back: backs[i-len(faces)]}
+		}
+		card, err := r.Card(l, 120, 180, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx, cy := 160+float64(i%5)*240, 180+float64(i/5)*330
+		paste(img, card, cx, cy, angles[i%len(angles)])
+	}
+	return img
+}
+
+// paste warps an RGBA card onto a BGR Mat, centred at (cx, cy), turned by deg.
+func paste(dst gocv.Mat, card *image.RGBA, cx, cy, deg float64) {
+	w, h := float64(card.Bounds().Dx()), float64(card.Bounds().Dy())
+	a := deg * math.Pi / 180
+	cos, sin := math.Cos(a), math.Sin(a)
+	for y := int(cy - 150); y < int(cy+150); y++ {
+		for x := int(cx - 150); x < int(cx+150); x++ {
+			dx, dy := float64(x)-cx, float64(y)-cy
+			u, v := cos*dx+sin*dy+w/2, -sin*dx+cos*dy+h/2
+			if u < 0 || v < 0 || u >= w || v >= h {
+				continue
+			}
+			c := card.RGBAAt(int(u), int(v))
+			if c.A < 128 {
+				continue
+			}
+			dst.SetUCharAt(y, x*3, c.B)
+			dst.SetUCharAt(y, x*3+1, c.G)
+			dst.SetUCharAt(y, x*3+2, c.R)
+		}
+	}
+}
+
+func embedded(t *testing.T) (*model.Weights, model.Predictor) {
+	t.Helper()
+	w, err := model.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, p
+}
+
+// TestIdentify_ReadsRenderedCards: cards laid at any angle on a cloth are
+// found and read (face: colour and number; back: which of the 12 designs).
+func TestIdentify_ReadsRenderedCards(t *testing.T) {
+	faces := []referee.Face{{Colour: referee.Red, Number: 6}, {Colour: referee.Green, Number: 9}, {Colour: referee.Blue, Number: 1},
+		{Colour: referee.Yellow, Number: 10}, {Colour: referee.Green, Number: 4}, {Colour: referee.Red, Number: 7}}
+	backs := []string{"spheres", "crystals", "fish", "waves"}
+	img := table(t, faces, backs, []float64{0, 17, 90, 180, -35, 63, 120})
+	defer img.Close()
+	w, p := embedded(t)
+	defer p.Close()
+	protos, err := StandardBacks(p, w.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := NewIdentifier(p, w.Config, protos).Identify(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != len(faces)+len(backs) {
+		t.Fatalf("found %d cards, laid %d: %+v", len(found), len(faces)+len(backs), found)
+	}
+	for i, want := range faces {
+		cx, cy := 160+float64(i%5)*240, 180+float64(i/5)*330
+		f := nearestFound(found, cx, cy)
+		if f.Side != "face" || f.Face != want {
+			t.Errorf("card %d: read %s %s %d, laid %s", i, f.Side, f.Colour, f.Number, want)
+		}
+	}
+	for j, want := range backs {
+		i := len(faces) + j
+		f := nearestFound(found, 160+float64(i%5)*240, 180+float64(i/5)*330)
+		if f.Side != "back" || f.Back != want {
+			t.Errorf("back %d: read %s %s, laid %s", j, f.Side, f.Back, want)
+		}
+	}
+}
+
+func nearestFound(found []Found, x, y float64) Found {
+	best, bd := Found{}, math.Inf(1)
+	for _, f := range found {
+		fx, fy := f.Corners.Centre()
+		if d := math.Hypot(fx-x, fy-y); d < bd {
+			best, bd = f, d
+		}
+	}
+	return best
+}
+
+func TestIdentify_RefusesNonColourImages(t *testing.T) {
+	w, p := embedded(t)
+	defer p.Close()
+	grey := gocv.NewMatWithSize(10, 10, gocv.MatTypeCV8U)
+	defer grey.Close()
+	if _, err := NewIdentifier(p, w.Config, nil).Identify(grey); err == nil {
+		t.Fatal("a one-channel image must be refused")
+	}
+}
