@@ -135,3 +135,52 @@ func TestHelp_ListsCommands(t *testing.T) {
 		t.Fatalf("simulate -h: %d %s", code, stderr)
 	}
 }
+
+func TestModelEval_JSON(t *testing.T) {
+	code, stdout, stderr := runCLI("model", "eval", "--seed", "99", "--n", "64", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep map[string]float64
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"side", "colour", "number", "card", "back"} {
+		if v, ok := rep[k]; !ok || v < 0.5 || v > 1 {
+			t.Errorf("%s = %v (the committed weights read far better than chance)", k, v)
+		}
+	}
+	if code, _, _ := runCLI("model", "eval", "--weights", "/nonexistent.weights"); code != 1 {
+		t.Errorf("a missing weights file: exit %d", code)
+	}
+}
+
+// TestIdentify_RealPhotoAndMissingFile: a real photo of a blue 9 is read
+// as one blue card; a missing file is reported and does not stop the rest.
+func TestIdentify_RealPhotoAndMissingFile(t *testing.T) {
+	photo := "../../../shared/data/uno-photos/images/03c661af-b9.jpg"
+	png := filepath.Join(t.TempDir(), "out.png")
+	code, stdout, stderr := runCLI("identify", "--json", "--annotate", png, photo, "/nonexistent/card.jpg")
+	if code != 1 || !strings.Contains(stderr, "1 of 2 image(s) could not be read") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one JSON line per image, got %q", stdout)
+	}
+	var first struct {
+		Image string `json:"image"`
+		Cards []struct {
+			Side, Colour string
+		} `json:"cards"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.Image != photo || len(first.Cards) != 1 || first.Cards[0].Colour != "blue" {
+		t.Fatalf("read %+v", first)
+	}
+	if _, err := os.Stat(png); err != nil {
+		t.Fatalf("no annotated image: %v", err)
+	}
+}
