@@ -1,0 +1,96 @@
+package stream
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Config sets up a Server. The zero value of every field means its default.
+type Config struct {
+	// Token is the operator token for the control API. Empty disables the
+	// control API (every call answers 403).
+	Token string
+	// MaxViewers caps WHEP sessions, connecting or connected. Default 50.
+	MaxViewers int
+	// UDPAddr is where the one ICE UDP socket listens, e.g. ":8443" or
+	// "127.0.0.1:0". Default ":0" (a free port on every interface).
+	UDPAddr string
+	// PublicIPs, if set, are announced as the host candidates' addresses
+	// (a server behind 1:1 NAT).
+	PublicIPs []string
+
+	// Bitrate is the VP8 target in bits per second. Default 1_200_000.
+	Bitrate int
+	// KeyframeEvery is the longest run of frames between keyframes. Default 100.
+	KeyframeEvery int
+	// EncoderSpeed is libvpx's real-time speed, 4 (best) to 16 (fastest).
+	// Default 8.
+	EncoderSpeed int
+	// KeyframeGap throttles keyframes asked for by viewers (PLI, FIR, a new
+	// viewer): at most one per gap. Default 500 ms.
+	KeyframeGap time.Duration
+
+	// AuthFailDelay bounds the random delay before answering a wrong or
+	// missing token. Default 250 ms; negative means none (tests).
+	AuthFailDelay time.Duration
+	// ConnectTimeout ends a WHEP session that has not connected by then.
+	// Default 20 s.
+	ConnectTimeout time.Duration
+	// StaleAfter makes /healthz fail when no frame came for this long.
+	// Default 5 s.
+	StaleAfter time.Duration
+	// StateInterval is the shortest time between two state broadcasts.
+	// Default 100 ms.
+	StateInterval time.Duration
+
+	// Logger receives the server's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.MaxViewers, 50)
+	def(&c.Bitrate, 1_200_000)
+	def(&c.KeyframeEvery, 100)
+	def(&c.EncoderSpeed, 8)
+	defD(&c.KeyframeGap, 500*time.Millisecond)
+	defD(&c.AuthFailDelay, 250*time.Millisecond)
+	defD(&c.ConnectTimeout, 20*time.Second)
+	defD(&c.StaleAfter, 5*time.Second)
+	defD(&c.StateInterval, 100*time.Millisecond)
+	if c.UDPAddr == "" {
+		c.UDPAddr = ":0"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Validate checks the config after defaults are applied.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.MaxViewers < 1 || c.MaxViewers > 10_000:
+		return fmt.Errorf("%w: max viewers %d (want 1..10000)", ErrConfig, c.MaxViewers)
+	case c.Bitrate < 50_000 || c.Bitrate > 50_000_000:
+		return fmt.Errorf("%w: bitrate %d (want 50k..50M bit/s)", ErrConfig, c.Bitrate)
+	case c.KeyframeEvery < 1:
+		return fmt.Errorf("%w: keyframe interval %d frames", ErrConfig, c.KeyframeEvery)
+	case c.EncoderSpeed < 4 || c.EncoderSpeed > 16:
+		return fmt.Errorf("%w: encoder speed %d (want 4..16)", ErrConfig, c.EncoderSpeed)
+	case c.Token != "" && len(c.Token) < 8:
+		return fmt.Errorf("%w: the operator token is too short (want 8 characters or more)", ErrConfig)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package stream
+
+import (
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+//go:embed web
+var webFS embed.FS
+
+// routes builds the handler. Every route is instrumented and recovers
+// from panics.
+func (s *Server) routes() http.Handler {
+	static, err := fs.Sub(webFS, "web/static")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /{$}", s.instrument("page", page("web/index.html", false)))
+	mux.Handle("GET /console", s.instrument("console", page("web/console.html", true)))
+	mux.Handle("GET /static/", s.instrument("static", staticHandler(static)))
+	mux.Handle(whepPath, s.instrument("whep", http.HandlerFunc(s.whepEndpoint)))
+	mux.Handle(whepSessionsPath+"{id}", s.instrument("whep_session", http.HandlerFunc(s.whepSession)))
+	mux.Handle("/api/", s.instrument("api", s.requireToken(s.apiRoutes())))
+	mux.Handle("GET /metrics", s.instrument("metrics", http.HandlerFunc(s.serveMetrics)))
+	mux.Handle("GET /healthz", s.instrument("healthz", http.HandlerFunc(s.serveHealth)))
+	return mux
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.code == 0 {
+		r.code = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// instrument counts requests by route and status, and turns a panic into
+// a 500 so that one bad request cannot take the server down.
+func (s *Server) instrument(route string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("handler panic", slog.String("route", route), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				if rec.code == 0 {
+					textError(rec, http.StatusInternalServerError, "internal error")
+				}
+			}
+			if rec.code == 0 {
+				rec.code = http.StatusOK
+			}
+			s.met.request(route, r.Method, rec.code)
+		}()
+		h.ServeHTTP(rec, r)
+	})
+}
+
+// securityHeaders are set on every page: scripts and styles only from the
+// server itself, video from blob: (WebRTC), no framing for the console.
+func securityHeaders(h http.Header, console bool) {
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; "+
+		"connect-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors "+
+		map[bool]string{true: "'none'", false: "*"}[console])
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if console {
+		h.Set("X-Frame-Options", "DENY")
+	}
+}
+
+func page(name string, console bool) http.Handler {
+	body, err := webFS.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w.Header(), console)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(body)
+	})
+}
+
+func staticHandler(static fs.FS) http.Handler {
+	fsrv := http.StripPrefix("/static/", http.FileServerFS(static))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-cache")
+		fsrv.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.met.write(w, s.gauges())
+}
+
+// health is /healthz's answer.
+type health struct {
+	Status      string `json:"status"` // ok, starting, stale
+	LastFrameMS int64  `json:"last_frame_age_ms"`
+	Viewers     int    `json:"viewers"`
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	g := s.gauges()
+	h := health{Status: "ok", LastFrameMS: -1, Viewers: g.viewers}
+	code := http.StatusOK
+	switch {
+	case !g.haveFrame && time.Since(s.met.start) < s.cfg.StaleAfter:
+		h.Status = "starting"
+	case !g.haveFrame:
+		h.Status, code = "no frames", http.StatusServiceUnavailable
+	case g.lastFrameAge > s.cfg.StaleAfter:
+		h.Status, code = "stale", http.StatusServiceUnavailable
+	}
+	if g.haveFrame {
+		h.LastFrameMS = g.lastFrameAge.Milliseconds()
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, code, h)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(v)
+}

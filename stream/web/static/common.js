@@ -1,0 +1,91 @@
+'use strict';
+// Rendering shared by the spectator page and the console. Everything that
+// comes from the server is put into the page as text, never as HTML.
+
+const Ligretto = (() => {
+  const phases = {
+    no_match: 'Waiting for a match',
+    between_rounds: 'Between rounds',
+    playing: 'Playing',
+    counting: 'Counting cards',
+    match_over: 'Match over',
+  };
+  const statusNames = {
+    ok: 'OK', inferred: 'Inferred', violation: 'Foul', late: 'Late', override: 'Corrected',
+    undone: 'Undone', scored: 'Scored', warning: 'Check', info: 'Info',
+  };
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'class') e.className = v;
+      else if (k === 'text') e.textContent = v;
+      else e.setAttribute(k, v);
+    }
+    for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+    return e;
+  }
+
+  function phaseName(p) { return phases[p] || p || '–'; }
+
+  // A stable colour for a back design's name.
+  function backColour(name) {
+    let h = 0;
+    for (const c of String(name)) h = (h * 31 + c.codePointAt(0)) % 360;
+    return `hsl(${h} 55% 55%)`;
+  }
+
+  function renderPiles(box, piles, mini) {
+    box.replaceChildren();
+    if (!piles || piles.length === 0) {
+      box.append(el('p', { class: 'empty', text: 'No piles yet.' }));
+      return;
+    }
+    for (const p of piles) {
+      const c = p.top || {};
+      const card = el('div', {
+        class: `card c-${c.colour || 'none'}${p.closed ? ' closed' : ''}${p.violations ? ' fouled' : ''}`,
+        title: `Pile ${p.id}: ${c.colour} ${c.number}, ${p.cards} card(s)${p.violations ? `, ${p.violations} foul(s)` : ''}${p.closed ? ', closed' : ''}`,
+      },
+      el('span', { class: 'pid', text: `#${p.id}` }),
+      el('span', { class: 'num', text: String(c.number ?? '?') }),
+      mini ? null : el('span', { class: 'cnt', text: p.closed ? 'closed' : `${p.cards} card${p.cards === 1 ? '' : 's'}` }),
+      p.violations ? el('span', { class: 'foul', text: `⚠ ${p.violations}` }) : null);
+      box.append(card);
+    }
+  }
+
+  function timeOf(t) {
+    const d = new Date(t);
+    return isNaN(d) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  }
+
+  function renderFeed(list, feed, limit) {
+    list.replaceChildren();
+    const items = (feed || []).slice(-limit).reverse();
+    if (items.length === 0) {
+      list.append(el('li', { class: 'empty', text: 'Nothing yet.' }));
+      return;
+    }
+    for (const f of items) {
+      list.append(el('li', { class: `item s-${f.status}` },
+        el('span', { class: 'chip', text: statusNames[f.status] || f.status }),
+        f.rule ? el('span', { class: 'rule', text: f.rule, title: `Rule ${f.rule}` }) : null,
+        el('span', { class: 'reason', text: f.reason }),
+        el('span', { class: 'when', text: `R${f.round} · ${timeOf(f.time)}` })));
+    }
+  }
+
+  function setMatchLine(st) {
+    const m = st.match || {};
+    const set = (id, v) => { const e = document.getElementById(id); if (e) e.textContent = v; };
+    set('phase', phaseName(st.phase));
+    set('round', st.round ? String(st.round) : '–');
+    set('target', m.active ? (m.settings.rounds ? `${m.settings.rounds} rounds` : String(m.settings.target)) : '–');
+    const phase = document.getElementById('phase');
+    if (phase) phase.dataset.phase = st.phase || '';
+  }
+
+  return { el, phaseName, backColour, renderPiles, renderFeed, setMatchLine, timeOf };
+})();

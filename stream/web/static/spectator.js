@@ -1,0 +1,152 @@
+'use strict';
+// The spectator page: video over WHEP, the game state over the DataChannel,
+// reconnecting with backoff whenever the stream goes down.
+(() => {
+  const { el, renderPiles, renderFeed, setMatchLine, backColour } = Ligretto;
+  const $ = (id) => document.getElementById(id);
+  const video = $('video');
+  let viewer = null;
+  let attempt = 0;
+  let retryTimer = null;
+  let countdown = null;
+  let watchdog = null;
+  let lastFrames = 0;
+  let stalledSince = 0;
+
+  $('whep-url').textContent = new URL('/whep', location.href).toString();
+
+  function setStatus(kind, text) {
+    const s = $('status');
+    s.className = `pill ${kind}`;
+    s.textContent = text;
+  }
+
+  function overlay(show, title, text, spinning, retry) {
+    $('overlay').classList.toggle('hidden', !show);
+    if (!show) return;
+    $('overlay-title').textContent = title;
+    $('overlay-text').textContent = text || '';
+    $('spinner').hidden = !spinning;
+    $('retry').hidden = !retry;
+  }
+
+  function connect() {
+    clearTimeout(retryTimer);
+    clearInterval(countdown);
+    if (viewer) viewer.close();
+    setStatus('wait', 'Connecting…');
+    overlay(true, 'Connecting to the table…', '', true, false);
+    const v = new WHEPViewer('/whep', {
+      onTrack: (stream) => { if (video.srcObject !== stream) video.srcObject = stream; video.play().catch(() => {}); },
+      onState: render,
+      onStateClosed: () => { if (v === viewer) down('The connection to the stream was lost.'); },
+      onConnection: (st) => {
+        if (v !== viewer) return;
+        if (st === 'connected') {
+          attempt = 0;
+          setStatus('live', 'Live');
+          overlay(true, 'Waiting for the picture…', '', true, false);
+        } else if (st === 'failed' || st === 'closed') {
+          down('The connection to the stream was lost.');
+        } else if (st === 'disconnected') {
+          setStatus('wait', 'Reconnecting…');
+        }
+      },
+    });
+    viewer = v;
+    lastFrames = 0;
+    stalledSince = Date.now();
+    v.start().catch((err) => {
+      if (v !== viewer) return;
+      if (err.status === 503) down(err.message || 'The stream is full.');
+      else down(err.status ? `The server said: ${err.message}` : 'The server cannot be reached.');
+    });
+  }
+
+  // down shows that the stream is down and schedules a retry with
+  // exponential backoff (1 s, 2 s, 4 s … 30 s, with jitter).
+  function down(reason) {
+    if (viewer) viewer.close();
+    viewer = null;
+    const delay = Math.min(30, 2 ** attempt) * (0.8 + 0.4 * Math.random());
+    attempt = Math.min(attempt + 1, 6);
+    let left = Math.ceil(delay);
+    setStatus('down', 'Stream down');
+    const tick = () => overlay(true, 'The stream is down', `${reason} Retrying in ${left}\u00a0s…`, false, true);
+    tick();
+    clearInterval(countdown);
+    countdown = setInterval(() => { left = Math.max(0, left - 1); tick(); }, 1000);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(connect, delay * 1000);
+  }
+
+  $('retry').addEventListener('click', () => { attempt = 0; connect(); });
+
+  // The watchdog notices a picture that stopped: no new decoded frame for
+  // 4 s shows it, 12 s reconnects.
+  watchdog = setInterval(async () => {
+    if (!viewer || !viewer.pc || viewer.pc.connectionState !== 'connected') return;
+    const n = await viewer.framesDecoded().catch(() => 0);
+    if (n > lastFrames) {
+      lastFrames = n;
+      stalledSince = Date.now();
+      overlay(false);
+      setStatus('live', 'Live');
+      return;
+    }
+    const stalled = Date.now() - stalledSince;
+    if (stalled > 12000) down('The picture stopped.');
+    else if (stalled > 4000) { setStatus('wait', 'No picture'); overlay(true, 'Waiting for the picture…', 'The table camera sends nothing at the moment.', true, false); }
+  }, 1000);
+
+  function render(st) {
+    setMatchLine(st);
+    const m = st.match || {};
+    $('rule-deadlock').textContent = m.active ? `Deadlock: ${m.settings.deadlock}${m.settings.advanced ? ' · advanced' : ''}` : '';
+    renderScores(st);
+    renderPiles($('piles'), st.piles, false);
+    $('pile-count').textContent = st.piles && st.piles.length ? String(st.piles.length) : '';
+    renderFeed($('feed'), st.feed, 30);
+    const banner = $('banner');
+    if (m.over) {
+      banner.hidden = false;
+      banner.textContent = m.winner ? `🏆 ${m.winner} wins the match` : 'The match is over';
+    } else if (st.phase === 'counting') {
+      banner.hidden = false;
+      banner.textContent = st.deadlock ? 'Deadlock: nobody can play. Counting cards…' : `Ligretto stop${st.stopped_by ? ` by ${st.stopped_by}` : ''}! Counting cards…`;
+    } else {
+      banner.hidden = true;
+    }
+  }
+
+  function renderScores(st) {
+    const body = $('scores');
+    body.replaceChildren();
+    const m = st.match || {};
+    const players = (st.players || []).slice().sort((a, b) => b.total - a.total);
+    if (players.length === 0) {
+      body.append(el('tr', {}, el('td', { colspan: '4', class: 'empty', text: 'No match yet.' })));
+      return;
+    }
+    const target = m.settings && !m.settings.rounds ? m.settings.target : 0;
+    players.forEach((p, i) => {
+      const live = p.live !== undefined && p.live !== null;
+      const round = live ? p.live : p.last;
+      const pct = target ? Math.max(0, Math.min(100, (100 * p.total) / target)) : 0;
+      const bar = el('div', { class: 'bar-track' }, el('div', { class: 'bar-fill' }));
+      bar.firstChild.style.width = `${pct}%`;
+      const swatch = el('span', { class: 'swatch', title: `back: ${p.back}` });
+      swatch.style.background = backColour(p.back);
+      body.append(el('tr', { class: `${m.winner === p.name ? 'winner' : ''}${m.leader === p.name ? ' leader' : ''}` },
+        el('td', { class: 'rank', text: String(i + 1) }),
+        el('td', { class: 'who' }, el('div', { class: 'name' }, swatch, el('span', { text: p.name }), el('span', { class: 'back', text: p.back })), target ? bar : null),
+        el('td', { class: `num ${live ? 'live' : 'last'}`, text: round === undefined || round === null ? '–' : (round > 0 ? `+${round}` : String(round)), title: live ? 'provisional: counting' : 'last round' }),
+        el('td', { class: 'num total', text: String(p.total) })));
+    });
+  }
+
+  window.addEventListener('pagehide', () => { if (viewer) viewer.close(); });
+  // For tests and the curious: the current WHEP viewer (its pc has the stats).
+  window.ligrettoViewer = () => viewer;
+  connect();
+})();
