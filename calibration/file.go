@@ -63,6 +63,9 @@ type Seat struct {
 	// Prototype is the enrolled back: the classifier's mean embedding of
 	// the crops the player showed. Empty until enrolled.
 	Prototype []float32 `json:"prototype,omitempty"`
+	// At is where the player showed their back during enrolment (table
+	// image pixels); the zone is derived from it.
+	At *Point `json:"at,omitempty"`
 }
 
 // File is a whole calibration.
@@ -86,6 +89,33 @@ type File struct {
 	WhiteBalance [3]float64 `json:"white_balance"`
 	// Source says how the corners were found: "aruco" or "manual".
 	Source string `json:"source"`
+	// PxPerMM is the table image's scale (0 in older files: 1).
+	PxPerMM float64 `json:"px_per_mm,omitempty"`
+	// Background is the empty table, rectified at BackgroundPxPerMM, as a
+	// PNG (base64 in the JSON): what is not table after the stop is cards.
+	Background        []byte  `json:"background_png,omitempty"`
+	BackgroundPxPerMM float64 `json:"background_px_per_mm,omitempty"`
+}
+
+// Scale is the table image's pixels per millimetre.
+func (f *File) Scale() float64 {
+	if f.PxPerMM > 0 {
+		return f.PxPerMM
+	}
+	return 1
+}
+
+// H returns the homography from camera pixels to table image pixels.
+func (f *File) H() Homography { return Homography(f.Homography) }
+
+// Enrolled reports whether every seat has a back prototype.
+func (f *File) Enrolled() bool {
+	for _, s := range f.Seats {
+		if len(s.Prototype) == 0 {
+			return false
+		}
+	}
+	return len(f.Seats) > 0
 }
 
 // Validate checks everything a referee relies on.
@@ -116,6 +146,12 @@ func (f *File) Validate() error {
 		if len(s.Zone) < 3 || s.Zone.Area() < 1 {
 			return fmt.Errorf("%w: the zone of %s", ErrZone, s.Player)
 		}
+		if len(s.Prototype) > 0 && len(s.Prototype) != len(f.Seats[0].Prototype) {
+			return fmt.Errorf("%w: the back prototype of %s has %d values, the first seat's %d", ErrMalformed, s.Player, len(s.Prototype), len(f.Seats[0].Prototype))
+		}
+	}
+	if f.PxPerMM < 0 || f.PxPerMM > 20 || math.IsNaN(f.PxPerMM) {
+		return fmt.Errorf("%w: px_per_mm %v", ErrMalformed, f.PxPerMM)
 	}
 	for i, g := range f.WhiteBalance {
 		if !(g > 0.1 && g < 10) {

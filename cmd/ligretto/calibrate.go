@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/calibration"
+	"ligretto/vision"
+)
+
+func init() {
+	register(command{name: "calibrate", summary: "find the table, seats and card backs from a camera, video or images; write calib.json", run: runCalibrate})
+}
+
+func runCalibrate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("calibrate", "--source SRC --players N --out calib.json [--corners x,y,x,y,x,y,x,y [--table-mm WxH]] [--marker-mm 80]", stderr)
+	src := fs.String("source", "", "camera index or /dev/videoN, video file, or folder of images")
+	players := fs.Int("players", 0, "number of players (2-12)")
+	out := fs.String("out", "", "calibration file to write")
+	corners := fs.String("corners", "", "table corners by hand, image pixels clockwise from top-left, instead of markers")
+	tableMM := fs.String("table-mm", "", "with --corners: the size WxH in mm of the rectangle they span (default: 1000 mm wide)")
+	markerMM := fs.Float64("marker-mm", calibration.DefaultMarkerMM, "side of the markers' black squares, in mm")
+	weights := fs.String("weights", "", "classifier weights (default: the embedded weights)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *src == "" || *out == "" || *players < 2 || *players > 12 {
+		fs.Usage()
+		return errUsage
+	}
+	f, err := calibrateFrom(*src, *players, *corners, *tableMM, *markerMM, *weights, stderr)
+	if err != nil {
+		return err
+	}
+	w, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := f.Write(w); err != nil {
+		w.Close()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: table %dx%d mm (%s), %d seats", *out, f.TableW, f.TableH, f.Source, len(f.Seats))
+	for _, s := range f.Seats {
+		fmt.Fprintf(stdout, " %s=%s", s.Player, s.Back)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// calibrateFrom reads frames from src until every player is enrolled.
+func calibrateFrom(spec string, players int, corners, tableMM string, markerMM float64, weights string, progress io.Writer) (*calibration.File, error) {
+	w, pred, err := predictor(weights, false)
+	if err != nil {
+		return nil, err
+	}
+	defer pred.Close()
+	std, err := vision.StandardBacks(pred, w.Config)
+	if err != nil {
+		return nil, err
+	}
+	opts := []vision.CalibratorOption{vision.WithMarkerMM(markerMM), vision.WithStandardBacks(std)}
+	if corners != "" {
+		pl, err := parseCorners(corners, tableMM)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, vision.WithCorners(pl))
+	}
+	c, err := vision.NewCalibrator(players, pred, w.Config, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	src, err := vision.OpenSource(spec, 30)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	frame := gocv.NewMat()
+	defer frame.Close()
+	stage := ""
+	for !c.Done() {
+		if _, err := src.Read(&frame); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, c.Stage())
+			}
+			return nil, err
+		}
+		if err := c.Add(frame); err != nil {
+			return nil, err
+		}
+		if s := c.Stage(); s != stage {
+			stage = s
+			fmt.Fprintf(progress, "calibrate: %s\n", s)
+		}
+	}
+	return c.File()
+}
+
+func parseCorners(s, tableMM string) (calibration.Plane, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 8 {
+		return calibration.Plane{}, fmt.Errorf("--corners %q: want 8 numbers x,y,x,y,x,y,x,y", s)
+	}
+	var c [4]calibration.Point
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return calibration.Plane{}, fmt.Errorf("--corners: %q is not a number", p)
+		}
+		if i%2 == 0 {
+			c[i/2].X = v
+		} else {
+			c[i/2].Y = v
+		}
+	}
+	wmm, hmm := calibration.GuessSize(c, 1000)
+	if tableMM != "" {
+		if _, err := fmt.Sscanf(tableMM, "%fx%f", &wmm, &hmm); err != nil {
+			return calibration.Plane{}, fmt.Errorf("--table-mm %q: want WxH in mm, such as 900x630", tableMM)
+		}
+	}
+	return calibration.PlaneFromCorners(c, wmm, hmm)
+}

@@ -1,0 +1,51 @@
+package vision
+
+import (
+	"sync"
+	"testing"
+
+	"ligretto/model"
+	"ligretto/referee/sim"
+	"ligretto/vision/scene"
+)
+
+// simRound plays one simulated round and builds its scene.
+func simRound(t testing.TB, players int, seed uint64, errRate float64) (*scene.Scene, []sim.Event, sim.Result) {
+	t.Helper()
+	var evs []sim.Event
+	res, err := sim.Run(sim.Config{Players: players, Seed: seed, ErrorRate: errRate}, func(e sim.Event) error { evs = append(evs, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.New(scene.DefaultConfig(), evs[0].Players, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if err := sc.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sc, evs, res
+}
+
+var (
+	predOnce sync.Once
+	testPred *model.Fast
+	testW    *model.Weights
+	predErr  error
+)
+
+func testPredictor(t testing.TB) (*model.Fast, model.Config) {
+	t.Helper()
+	predOnce.Do(func() {
+		testW, predErr = model.Default()
+		if predErr == nil {
+			testPred, predErr = model.NewFast(testW)
+		}
+	})
+	if predErr != nil {
+		t.Fatal(predErr)
+	}
+	return testPred, testW.Config
+}

@@ -1,0 +1,380 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/calibration"
+	"ligretto/model"
+	"ligretto/referee"
+)
+
+// PipelineConfig tunes the tracker. Start from DefaultPipelineConfig.
+type PipelineConfig struct {
+	// Stable is how many consecutive quiet frames must agree on a pile's
+	// reading before it is committed.
+	Stable int
+	// MinConfidence is the least face confidence a reading needs.
+	MinConfidence float64
+	// MaxMotion is the largest fraction of a pile's box that may change
+	// between frames for it to count as quiet (not under a moving hand).
+	MaxMotion float64
+	// StopFrames is how many frames the centre must show face-down cards
+	// (the count after a stop) before counting starts.
+	StopFrames int
+	// Settings of the match the referee is told.
+	Settings referee.Settings
+}
+
+// DefaultPipelineConfig suits 25-60 fps.
+func DefaultPipelineConfig() PipelineConfig {
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, MaxMotion: 0.01, StopFrames: 8}
+}
+
+// Timing is the time spent in each stage, summed over frames.
+type Timing struct {
+	Frames                                   int
+	Rectify, Motion, Detect, Classify, Track time.Duration
+	Crops                                    int // crops classified
+}
+
+// pile is a tracked centre pile.
+type pile struct {
+	id        int     // referee pile ID, 0 until its first card is committed
+	x, y      float64 // centre, in centre work pixels
+	quad      Quad    // last outline, centre work pixels
+	seen      int     // frame index last seen
+	sig       []float32
+	reading   model.Prediction
+	hasRead   bool
+	cand      referee.Face
+	candN     int
+	committed referee.Face
+	back      bool // the last reading was a card back
+	settled   int  // frame index when the current candidate was first seen quiet
+}
+
+// Pipeline turns frames into referee observations. It is not safe for
+// concurrent use. Close it to free its images.
+type Pipeline struct {
+	cfg    PipelineConfig
+	cal    *calibration.File
+	view   *tableView
+	pred   model.Predictor
+	mcfg   model.Config
+	protos [][]float32
+	names  []string
+
+	rect, prev gocv.Mat
+	bg         gocv.Mat // the empty table (whole table, work scale), or empty
+	full       gocv.Mat
+	frame      int
+	piles      []*pile
+	nextID     int
+	phase      referee.Phase
+	backFrames int
+	counted    bool
+	t          Timing
+}
+
+// NewPipeline makes a pipeline for frames of the calibrated camera.
+func NewPipeline(cal *calibration.File, pred model.Predictor, mcfg model.Config, cfg PipelineConfig) (*Pipeline, error) {
+	if err := cal.Validate(); err != nil {
+		return nil, err
+	}
+	if !cal.Enrolled() {
+		return nil, fmt.Errorf("%w: no enrolled card backs (run `ligretto calibrate` with every player showing a back)", calibration.ErrZone)
+	}
+	p := &Pipeline{cfg: cfg, cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
+		phase: referee.PhaseNoMatch}
+	for _, s := range cal.Seats {
+		p.protos = append(p.protos, s.Prototype)
+		p.names = append(p.names, s.Player)
+	}
+	if len(cal.Background) > 0 {
+		bg, err := gocv.IMDecode(cal.Background, gocv.IMReadColor)
+		p.bg.Close()
+		p.bg = bg
+		if err != nil || p.bg.Empty() {
+			p.Close()
+			return nil, fmt.Errorf("%w: the background image does not decode", calibration.ErrMalformed)
+		}
+	}
+	return p, nil
+}
+
+// Close frees the pipeline's images.
+func (p *Pipeline) Close() {
+	p.rect.Close()
+	p.prev.Close()
+	p.bg.Close()
+	p.full.Close()
+	if p.view != nil {
+		p.view.Close()
+	}
+}
+
+// Timing returns the time spent per stage so far.
+func (p *Pipeline) Timing() Timing { return p.t }
+
+// Players are the calibrated players, in seat order.
+func (p *Pipeline) Players() []referee.Player {
+	var out []referee.Player
+	for _, s := range p.cal.Seats {
+		b := s.Back
+		if b == "" {
+			b = "back-" + s.Player
+		}
+		out = append(out, referee.Player{Name: s.Player, Back: b})
+	}
+	return out
+}
+
+// Start returns the observations that open a match and its first round.
+func (p *Pipeline) Start(tMS int64) []referee.Observation {
+	s := p.cfg.Settings
+	p.phase = referee.PhasePlaying
+	return []referee.Observation{
+		{Kind: referee.ObsMatch, TimeMS: tMS, Players: p.Players(), Settings: &s, By: "camera"},
+		{Kind: referee.ObsRound, TimeMS: tMS, By: "camera"},
+	}
+}
+
+// Process looks at one BGR frame (shown at tMS) and returns what it
+// observed: pile changes while playing, the stop, the counts and the end
+// of the round after it, the next round.
+func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, error) {
+	if frame.Empty() || frame.Channels() != 3 {
+		return nil, fmt.Errorf("pipeline: want a BGR frame, got %dx%d with %d channels", frame.Cols(), frame.Rows(), frame.Channels())
+	}
+	if p.view == nil {
+		v, err := newTableView(p.cal, frame.Cols(), frame.Rows())
+		if err != nil {
+			return nil, err
+		}
+		p.view = v
+	}
+	p.frame++
+	p.t.Frames++
+	t0 := time.Now()
+	p.view.rectifyCentre(frame, &p.rect)
+	t1 := time.Now()
+	p.t.Rectify += t1.Sub(t0)
+	quads := FindCards(p.rect, cardParams())
+	t2 := time.Now()
+	p.t.Detect += t2.Sub(t1)
+	// Match finds to piles by position.
+	type match struct {
+		pl *pile
+		q  Quad
+	}
+	var found []match
+	reach := 0.45 * calibration.CardWMM * WorkPxPerMM
+	for _, q := range quads {
+		x, y := q.Centre()
+		var best *pile
+		bd := reach
+		for _, pl := range p.piles {
+			if d := math.Hypot(pl.x-x, pl.y-y); d < bd {
+				best, bd = pl, d
+			}
+		}
+		if best == nil {
+			best = &pile{x: x, y: y, settled: -1}
+			p.piles = append(p.piles, best)
+		}
+		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
+		found = append(found, match{best, q})
+	}
+	// Quiet piles: little change since the last frame over their box.
+	var todo []match
+	var crops []model.Crop
+	for _, m := range found {
+		r := boundsOf(m.q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
+		quiet := !p.prev.Empty() && r.Dx() > 4 && r.Dy() > 4 && motionFraction(p.rect, p.prev, r) <= p.cfg.MaxMotion
+		seenBefore := m.pl.seen == p.frame-1
+		m.pl.seen = p.frame
+		if !quiet || !seenBefore {
+			m.pl.candN = 0
+			continue
+		}
+		sig := signature(p.rect, m.q)
+		if m.pl.hasRead && sigDiff(sig, m.pl.sig) < 0.03 {
+			p.vote(m.pl)
+			continue
+		}
+		m.pl.sig = sig
+		var cam Quad
+		for i, c := range m.q {
+			cam[i] = p.view.centreToCamera(float64(c.X), float64(c.Y))
+		}
+		c, err := cropFromCamera(frame, cam, p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
+		if err != nil {
+			return nil, err
+		}
+		crops = append(crops, c)
+		todo = append(todo, m)
+	}
+	p.rect.CopyTo(&p.prev)
+	t3 := time.Now()
+	p.t.Motion += t3.Sub(t2)
+	if len(crops) > 0 {
+		preds, err := p.pred.Classify(crops)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: %w", err)
+		}
+		p.t.Crops += len(crops)
+		for i, m := range todo {
+			m.pl.reading, m.pl.hasRead = preds[i], true
+			p.vote(m.pl)
+		}
+	}
+	t4 := time.Now()
+	p.t.Classify += t4.Sub(t3)
+	obs := p.decide(frame, tMS)
+	p.t.Track += time.Since(t4)
+	return obs, nil
+}
+
+// vote counts the pile's current reading towards a commit.
+func (p *Pipeline) vote(pl *pile) {
+	r := pl.reading
+	pl.back = r.IsBack()
+	if pl.back || float64(r.FaceConfidence()) < p.cfg.MinConfidence {
+		pl.candN = 0
+		return
+	}
+	f := r.Face()
+	if f == pl.cand {
+		pl.candN++
+	} else {
+		pl.cand, pl.candN = f, 1
+	}
+}
+
+// decide turns the piles' votes into observations.
+func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
+	var obs []referee.Observation
+	switch p.phase {
+	case referee.PhasePlaying:
+		// The stop: every pile's face vanished at once (the cards were
+		// gathered and turned over for the count).
+		committed, visible := 0, 0
+		for _, pl := range p.piles {
+			if pl.id > 0 {
+				committed++
+				if pl.seen == p.frame && !pl.back {
+					visible++
+				}
+			}
+		}
+		if committed >= 2 && visible == 0 {
+			p.backFrames++
+		} else {
+			p.backFrames = 0
+		}
+		if p.backFrames >= p.cfg.StopFrames {
+			p.phase = referee.PhaseCounting
+			p.counted = false
+			return nil
+		}
+		for _, pl := range p.piles {
+			if pl.candN < p.cfg.Stable || pl.cand == pl.committed {
+				continue
+			}
+			f := pl.cand
+			if pl.id == 0 {
+				p.nextID++
+				pl.id = p.nextID
+				obs = append(obs, referee.Observation{Kind: referee.ObsPileNew, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
+			} else {
+				obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
+			}
+			pl.committed = f
+		}
+	case referee.PhaseCounting:
+		if p.counted {
+			// The next round: the centre is empty again.
+			if p.centreEmpty() {
+				p.piles, p.nextID, p.backFrames = nil, 0, 0
+				p.phase = referee.PhasePlaying
+				obs = append(obs, referee.Observation{Kind: referee.ObsRound, TimeMS: tMS, By: "camera"})
+			}
+			return obs
+		}
+		if p.stillFor() < 3 {
+			return nil
+		}
+		obs = p.count(frame, tMS)
+		p.counted = true
+	}
+	return obs
+}
+
+// stillFor is how many of the tracked piles were seen in this frame.
+func (p *Pipeline) stillFor() int {
+	if p.backFrames++; p.backFrames < p.cfg.StopFrames+3 {
+		return 0
+	}
+	return 3
+}
+
+// centreEmpty reports whether the centre shows the empty table.
+func (p *Pipeline) centreEmpty() bool {
+	if p.bg.Empty() {
+		for _, pl := range p.piles {
+			if pl.seen == p.frame {
+				return false
+			}
+		}
+		return true
+	}
+	r := p.view.centre.Intersect(image.Rectangle{Max: image.Pt(p.bg.Cols(), p.bg.Rows())})
+	if r.Dx() != p.rect.Cols() || r.Dy() != p.rect.Rows() {
+		return false
+	}
+	bgc := p.bg.Region(r)
+	defer bgc.Close()
+	m := foreground(p.rect, bgc)
+	defer m.Close()
+	return float64(gocv.CountNonZero(m)) < 0.01*float64(r.Dx()*r.Dy())
+}
+
+func boundsOf(q Quad) image.Rectangle {
+	r := image.Rectangle{Min: q[0], Max: q[0]}
+	for _, c := range q[1:] {
+		r = r.Union(image.Rectangle{Min: c, Max: c.Add(image.Pt(1, 1))})
+	}
+	return r
+}
+
+// signature is a small grey thumbnail of the card in q, to tell whether it
+// changed since it was last read.
+func signature(img gocv.Mat, q Quad) []float32 {
+	w := WarpCard(img, OrderCorners(q), 6, 9)
+	defer w.Close()
+	b, err := w.DataPtrUint8()
+	if err != nil {
+		return nil
+	}
+	out := make([]float32, len(b))
+	for i, v := range b {
+		out[i] = float32(v) / 255
+	}
+	return out
+}
+
+func sigDiff(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 1
+	}
+	var s float64
+	for i := range a {
+		s += math.Abs(float64(a[i] - b[i]))
+	}
+	return s / float64(len(a))
+}
