@@ -302,4 +302,3 @@ func (p *progress) update(done int, note string) {
 }
 
 func (p *progress) done() { fmt.Fprintln(p.w) }
-
