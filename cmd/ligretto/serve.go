@@ -18,6 +18,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/stream"
+	"ligretto/vision/demo"
 )
 
 func init() {
@@ -31,7 +32,9 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", "[--source demo] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
-	source := fs.String("source", "demo", "what to stream: demo (a test card, with a simulated match on the scoreboard)")
+	source := fs.String("source", "demo", "what to stream: demo (simulated matches, rendered and refereed live)")
+	players := fs.Int("players", 4, "with --source demo: players at the simulated table, 2 to 12")
+	speed := fs.Float64("speed", 1, "with --source demo: how many times faster than real time the matches run")
 	addr := fs.String("addr", ":8080", "HTTP address for the spectator page, the console, WHEP and the API")
 	tokenFile := fs.String("token-file", "", "file holding the operator token (without it, a random token is printed once)")
 	maxViewers := fs.Int("max-viewers", 50, "most spectators at once; more are refused with 503")
@@ -39,6 +42,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	publicIP := fs.String("public-ip", "", "announce this IP to viewers instead of the local addresses (server behind 1:1 NAT)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *players < 2 || *players > 12 || !(*speed > 0 && *speed <= 50) {
+		fmt.Fprintf(stderr, "ligretto serve: --players %d must be 2 to 12 and --speed %v within (0, 50]\n", *players, *speed)
+		return errUsage
 	}
 	if *udpPort < 0 || *udpPort > 65535 {
 		fmt.Fprintf(stderr, "ligretto serve: --udp-port %d is not a port\n", *udpPort)
@@ -57,8 +64,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var src stream.FrameSource
 	switch *source {
 	case "demo":
-		src = stream.FrameSourceFunc(demoFrames)
-		go playDemoMatches(ctx, game, log)
+		cfg := demo.DefaultConfig()
+		cfg.Players, cfg.Speed = *players, *speed
+		src = stream.FrameSourceFunc(func(ctx context.Context) <-chan stream.Frame { return demoFrames(ctx, cfg, game, log) })
 	default:
 		fmt.Fprintf(stderr, "ligretto serve: unknown --source %q (want demo)\n", *source)
 		return errUsage

@@ -5,6 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"ligretto/referee"
+	"ligretto/stream"
+	"ligretto/vision/demo"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -153,15 +157,18 @@ func TestServe_BadArguments(t *testing.T) {
 	}
 }
 
-// TestDemoFrames: the placeholder source draws 1280x720 frames with
-// increasing numbers and stops with its context.
+// TestDemoFrames: the demo source streams rendered frames with increasing
+// numbers, feeds the referee a match, and stops with its context.
 func TestDemoFrames(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	frames := demoFrames(ctx)
+	game := stream.NewRefereeGame(referee.New(), nil)
+	cfg := demo.DefaultConfig()
+	cfg.Speed = 40 // the calibration preamble takes 10 simulated seconds
+	frames := demoFrames(ctx, cfg, game, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var last uint64
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 40; i++ {
 		f := <-frames
-		if b := f.Image.Bounds(); b.Dx() != demoWidth || b.Dy() != demoHeight {
+		if b := f.Image.Bounds(); b.Dx() != cfg.Scene.Width || b.Dy() != cfg.Scene.Height {
 			t.Fatalf("size %v", b)
 		}
 		if i > 0 && f.Seq <= last {
@@ -171,5 +178,8 @@ func TestDemoFrames(t *testing.T) {
 	}
 	cancel()
 	for range frames {
+	}
+	if game.State().Phase == referee.PhaseNoMatch {
+		t.Fatal("the demo fed the referee no match")
 	}
 }

@@ -76,6 +76,17 @@ func playMatch(ctx context.Context, cfg Config, match int, frames func(Frame), o
 	look := sc.Lookahead()
 	start := sc.Start()
 	applied, observed := 0, 0
+	// The match is set up before the calibration preamble, so that
+	// spectators see the players while the table is calibrated.
+	if events[0].Kind == sim.EvMatch {
+		if err := sc.Apply(events[0]); err != nil {
+			return fmt.Errorf("demo match %d: %w", match, err)
+		}
+		for _, o := range events[0].Observations() {
+			observe(o)
+		}
+		applied, observed = 1, 1
+	}
 	tick := time.NewTicker(time.Duration(float64(time.Second) / cfg.FPS))
 	defer tick.Stop()
 	t0 := time.Now()
