@@ -1,7 +1,9 @@
 package vision
 
 import (
+	"fmt"
 	"image"
+	"image/color"
 	"math"
 
 	"gocv.io/x/gocv"
@@ -59,11 +61,8 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 	bg := gocv.NewMat()
 	defer bg.Close()
 	gocv.Resize(p.bg, &bg, size, 0, 0, gocv.InterpolationLinear)
-	mask := foreground(img, bg)
+	mask := countMask(img, bg)
 	defer mask.Close()
-	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(5, 5))
-	defer k.Close()
-	gocv.MorphologyEx(mask, &mask, gocv.MorphClose, k)
 	if debugCount != "" {
 		gocv.IMWrite(debugCount+"_mask.png", mask)
 		gocv.IMWrite(debugCount+"_img.png", img)
@@ -72,20 +71,21 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 	defer cs.Close()
 	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
 	tableScale := p.cal.Scale() / countScale // count px -> table image px
+	gm := gocv.NewMatWithSize(mask.Rows(), mask.Cols(), gocv.MatTypeCV8U)
+	defer gm.Close()
 	for i := 0; i < cs.Size(); i++ {
 		c := cs.At(i)
 		if gocv.ContourArea(c) < 0.5*cw*ch {
 			continue
 		}
+		// This group alone, holes filled.
+		gm.SetTo(gocv.NewScalar(0, 0, 0, 0))
+		gocv.DrawContours(&gm, cs, i, color.RGBA{255, 255, 255, 0}, -1)
 		r := gocv.BoundingRect(c)
 		mid := calibration.Point{X: float64(r.Min.X+r.Max.X) / 2 * tableScale, Y: float64(r.Min.Y+r.Max.Y) / 2 * tableScale}
 		if p.cal.Centre.Contains(mid) {
-			n := countGrid(img, mask, r, cw, ch)
-			// Whose: the last card (bottom right) lies whole.
-			band := image.Rect(r.Min.X, r.Max.Y-int(ch*0.8), r.Max.X, r.Max.Y)
-			_, x1 := extent(mask, band)
-			last := image.Rect(x1-int(cw), r.Max.Y-int(ch), x1, r.Max.Y)
-			if who := p.whoseBack(frame, h, last); who != "" {
+			n := countCorners(img, gm, r, cw, ch)
+			if who := p.whoseGroup(frame, h, gm, r, cw, ch); who != "" {
 				centre[who] += n
 			}
 			continue
@@ -103,78 +103,157 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 				}
 				horizontal = s.At.Y < y0 || s.At.Y > y1
 			}
-			stack[p.names[si]] += countRow(img, mask, r, cw, horizontal)
+			stack[p.names[si]] += countLine(img, gm, r, cw, horizontal)
 		}
 	}
 }
 
-// whoseBack reads the back in rect r of the count image (homography h from
-// the camera) and names its owner.
-func (p *Pipeline) whoseBack(frame gocv.Mat, h calibration.Homography, r image.Rectangle) string {
+// countMask marks the pixels of img that differ from the empty table bg
+// in any colour channel (a back may be as bright as the table in grey
+// and still differ in hue), with the holes of each blob filled.
+func countMask(img, bg gocv.Mat) gocv.Mat {
+	d := gocv.NewMat()
+	defer d.Close()
+	gocv.AbsDiff(img, bg, &d)
+	ch := gocv.Split(d)
+	m := gocv.NewMat()
+	gocv.Max(ch[0], ch[1], &m)
+	gocv.Max(m, ch[2], &m)
+	for _, c := range ch {
+		c.Close()
+	}
+	gocv.Threshold(m, &m, 40, 255, gocv.ThresholdBinary)
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k.Close()
+	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)
+	gocv.MorphologyEx(m, &m, gocv.MorphClose, k)
+	cs := gocv.FindContours(m, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer cs.Close()
+	gocv.DrawContours(&m, cs, -1, color.RGBA{255, 255, 255, 0}, -1)
+	return m
+}
+
+// whoseGroup names the owner of the centre group in r (its pixels set in
+// mask): every card-sized window at a corner of the group that lies
+// within it shows that owner's backs only, so each is read and they vote.
+func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask gocv.Mat, r image.Rectangle, cw, ch float64) string {
+	w, hh := int(math.Min(cw, float64(r.Dx()))), int(math.Min(ch, float64(r.Dy())))
+	wins := []image.Rectangle{
+		image.Rect(r.Min.X, r.Min.Y, r.Min.X+w, r.Min.Y+hh),
+		image.Rect(r.Max.X-w, r.Min.Y, r.Max.X, r.Min.Y+hh),
+		image.Rect(r.Min.X, r.Max.Y-hh, r.Min.X+w, r.Max.Y),
+		image.Rect(r.Max.X-w, r.Max.Y-hh, r.Max.X, r.Max.Y),
+	}
+	// The last card (bottom right) lies whole.
+	band := image.Rect(r.Min.X, r.Max.Y-int(ch*0.8), r.Max.X, r.Max.Y)
+	if _, x1 := extent(mask, band); x1 > 0 {
+		wins = append(wins, image.Rect(x1-w, r.Max.Y-hh, x1, r.Max.Y))
+	}
 	inv := h.Inverse()
-	var q Quad
-	for i, pt := range []image.Point{r.Min, {r.Max.X, r.Min.Y}, r.Max, {r.Min.X, r.Max.Y}} {
-		c := inv.Apply(calibration.Point{X: float64(pt.X), Y: float64(pt.Y)})
-		q[i] = image.Pt(int(math.Round(c.X)), int(math.Round(c.Y)))
-	}
-	crop, err := cropFromCamera(frame, q, p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
-	if err != nil {
-		return ""
-	}
-	preds, err := p.pred.Classify([]model.Crop{crop})
-	if err != nil {
-		return ""
-	}
-	k, _ := model.Nearest(preds[0].Embedding, p.protos)
-	if k < 0 {
-		return ""
-	}
-	return p.names[k]
-}
-
-// countGrid counts cards laid in overlapping rows (each row shifted down
-// by a step, each card in a row shifted right by a step).
-func countGrid(img, mask gocv.Mat, r image.Rectangle, cw, ch float64) int {
-	rows := 1
-	sy := ch
-	if float64(r.Dy()) > 1.15*ch {
-		sy = period(img, r, false, float64(r.Dy())-ch)
-		rows = int(math.Round((float64(r.Dy())-ch)/sy)) + 1
-	}
-	n := 0
-	for k := range rows {
-		y0 := r.Min.Y + int(float64(k)*sy)
-		y1 := y0 + int(math.Min(sy, ch))
-		if k == rows-1 {
-			y1 = r.Max.Y
-		}
-		band := image.Rect(r.Min.X, y0, r.Max.X, y1).Intersect(r)
-		// The row's extent: columns mostly covered by cards.
-		x0, x1 := extent(mask, band)
-		if x1-x0 < int(0.5*cw) {
+	var crops []model.Crop
+	bestCover, bestWin := 0.0, image.Rectangle{}
+	var use []image.Rectangle
+	for _, win := range wins {
+		if win.Min.X < 0 || win.Min.Y < 0 || win.Max.X > mask.Cols() || win.Max.Y > mask.Rows() || win.Empty() {
 			continue
 		}
-		row := image.Rect(x0, band.Min.Y, x1, band.Max.Y)
-		n += countRow(img, mask, row, cw, true)
+		sub := mask.Region(win)
+		cover := float64(gocv.CountNonZero(sub)) / float64(win.Dx()*win.Dy())
+		sub.Close()
+		if cover > bestCover {
+			bestCover, bestWin = cover, win
+		}
+		if cover >= 0.8 {
+			use = append(use, win)
+		}
+	}
+	if len(use) == 0 && bestCover > 0.5 {
+		use = append(use, bestWin) // a lone card with a ragged outline
+	}
+	for _, win := range use {
+		var q Quad
+		for i, pt := range []image.Point{win.Min, {win.Max.X, win.Min.Y}, win.Max, {win.Min.X, win.Max.Y}} {
+			c := inv.Apply(calibration.Point{X: float64(pt.X), Y: float64(pt.Y)})
+			q[i] = image.Pt(int(math.Round(c.X)), int(math.Round(c.Y)))
+		}
+		crop, err := cropFromCamera(frame, q, p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
+		if err != nil {
+			continue
+		}
+		crops = append(crops, crop)
+	}
+	if len(crops) == 0 {
+		return ""
+	}
+	preds, err := p.pred.Classify(crops)
+	if err != nil {
+		return ""
+	}
+	votes := make([]int, len(p.names))
+	best := -1
+	for _, pr := range preds {
+		k, _ := model.Nearest(pr.Embedding, p.protos)
+		if k < 0 {
+			continue
+		}
+		votes[k]++
+		if best < 0 || votes[k] > votes[best] {
+			best = k
+		}
+	}
+	if debugCount != "" {
+		fmt.Printf("group %v: owner votes %v\n", r, votes)
+	}
+	if best < 0 {
+		return ""
+	}
+	return p.names[best]
+}
+
+// countLine counts cards overlapping along one axis within r (a stack
+// spread along a seat), whichever way along it they were laid: the
+// leading edges are evenly spaced from one end of the line.
+func countLine(img, mask gocv.Mat, r image.Rectangle, cw float64, horizontal bool) int {
+	n := 0
+	for _, seg := range runs(mask, r, horizontal, 0.3) {
+		length := seg[1] - seg[0]
+		if float64(length) < 1.25*cw {
+			n++
+			continue
+		}
+		var sr image.Rectangle
+		if horizontal {
+			sr = image.Rect(seg[0], r.Min.Y, seg[1], r.Max.Y)
+		} else {
+			sr = image.Rect(r.Min.X, seg[0], r.Max.X, seg[1])
+		}
+		roi := sr.Intersect(image.Rectangle{Max: image.Pt(img.Cols(), img.Rows())})
+		sub := img.Region(roi)
+		gx, gy := gradients(sub)
+		sub.Close()
+		g := gx
+		if !horizontal {
+			g = gy
+		}
+		prof := profile(g, image.Rectangle{Max: roi.Size()}.Inset(3), horizontal)
+		gx.Close()
+		gy.Close()
+		// Leading edges from the start (cards laid forwards) or, shifted
+		// by a card, up to the end (laid backwards).
+		icw := int(math.Round(cw))
+		a, sa := evenEdgesScore(prof, 0, len(prof)-icw, minStep)
+		b, sb := evenEdgesScore(prof, icw, len(prof)-1, minStep)
+		if sb > sa {
+			a = b
+		}
+		n += len(a)
 	}
 	return n
 }
 
-// countRow counts cards overlapping along one axis within r.
-func countRow(img, mask gocv.Mat, r image.Rectangle, cw float64, horizontal bool) int {
-	length := float64(r.Dx())
-	if !horizontal {
-		length = float64(r.Dy())
-	}
-	if length < 1.15*cw {
-		return 1
-	}
-	step := period(img, r, horizontal, length-cw)
-	return int(math.Round((length-cw)/step)) + 1
-}
-
 // extent is the first and last column of band with cards in most rows.
 func extent(mask gocv.Mat, band image.Rectangle) (int, int) {
+	band = band.Intersect(image.Rectangle{Max: image.Pt(mask.Cols(), mask.Rows())})
 	x0, x1 := -1, -1
 	for x := band.Min.X; x < band.Max.X; x++ {
 		on := 0
@@ -191,75 +270,4 @@ func extent(mask gocv.Mat, band image.Rectangle) (int, int) {
 		}
 	}
 	return x0, x1
-}
-
-// period finds the step at which the picture in r repeats along the axis,
-// from the autocorrelation of its mean colour profile; the step is at most
-// maxStep (the group's extent beyond one card).
-func period(img gocv.Mat, r image.Rectangle, horizontal bool, span float64) float64 {
-	n := r.Dx()
-	if !horizontal {
-		n = r.Dy()
-	}
-	prof := make([][3]float64, n)
-	for i := range n {
-		var s [3]float64
-		cnt := 0
-		if horizontal {
-			x := r.Min.X + i
-			for y := r.Min.Y; y < r.Max.Y; y += 2 {
-				v := img.GetVecbAt(y, x)
-				s[0], s[1], s[2] = s[0]+float64(v[0]), s[1]+float64(v[1]), s[2]+float64(v[2])
-				cnt++
-			}
-		} else {
-			y := r.Min.Y + i
-			for x := r.Min.X; x < r.Max.X; x += 2 {
-				v := img.GetVecbAt(y, x)
-				s[0], s[1], s[2] = s[0]+float64(v[0]), s[1]+float64(v[1]), s[2]+float64(v[2])
-				cnt++
-			}
-		}
-		for c := range 3 {
-			prof[i][c] = s[c] / float64(max(cnt, 1))
-		}
-	}
-	// Gradient of the profile: the edges of each card repeat.
-	d := make([]float64, n)
-	for i := 1; i < n; i++ {
-		for c := range 3 {
-			d[i] += math.Abs(prof[i][c] - prof[i-1][c])
-		}
-	}
-	var mean float64
-	for _, v := range d {
-		mean += v / float64(n)
-	}
-	for i := range d {
-		d[i] -= mean
-	}
-	minLag := 6
-	maxLag := int(math.Min(span, 0.7*float64(n)))
-	if maxLag < minLag {
-		return math.Max(span, 1)
-	}
-	ac := make([]float64, maxLag+2)
-	best := math.Inf(-1)
-	for lag := minLag; lag <= maxLag+1 && lag < n; lag++ {
-		var s float64
-		for i := 0; i+lag < n; i++ {
-			s += d[i] * d[i+lag]
-		}
-		ac[lag] = s / float64(n-lag)
-		if lag <= maxLag {
-			best = math.Max(best, ac[lag])
-		}
-	}
-	// The first clear peak: multiples of the step correlate as well.
-	for lag := minLag; lag <= maxLag; lag++ {
-		if ac[lag] >= 0.7*best && ac[lag] >= ac[lag-1] && ac[lag] >= ac[lag+1] {
-			return float64(lag)
-		}
-	}
-	return math.Max(span, 1)
 }

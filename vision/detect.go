@@ -42,6 +42,11 @@ type DetectParams struct {
 	MinArea, MaxArea float64 // in pixels of the image searched
 	MinAspect        float64 // long side / short side
 	MaxAspect        float64
+	// CardW, CardH are a card's size in pixels of the image searched when
+	// the image has a known scale (a rectified table), else 0. With them,
+	// an outline of about two cards (two piles whose top cards touch) is
+	// split into two card-sized outlines.
+	CardW, CardH float64
 }
 
 // DefaultDetectParams suits cards that fill between 0.1% and 60% of a frame.
@@ -91,6 +96,12 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 		hpts := gocv.NewPointVectorFromMat(hull)
 		defer hpts.Close()
 		area := gocv.ContourArea(hpts)
+		if p.CardW > 0 && area > 1.6*p.CardW*p.CardH && area < 3*p.CardW*p.CardH {
+			for _, q := range splitTwo(c.ToPoints(), p.CardW, p.CardH) {
+				cands = append(cands, found{q, p.CardW * p.CardH})
+			}
+			return
+		}
 		if area < p.MinArea || area > p.MaxArea {
 			return
 		}
@@ -140,6 +151,106 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 		}
 	}
 	return out
+}
+
+// splitTwo splits the outline of two touching cards (each cw x ch
+// pixels, at any small angle) into the two cards' outlines, or returns nil
+// when it is not two cards. The pair lies along the outline's long axis
+// and touches about halfway along it; each half of the outline's points
+// then bounds one card, which must be card-sized.
+func splitTwo(contour []image.Point, cw, ch float64) []Quad {
+	if len(contour) < 4 {
+		return nil
+	}
+	pv := gocv.NewPointVectorFromPoints(contour)
+	rect := gocv.MinAreaRect(pv)
+	pv.Close()
+	if len(rect.Points) != 4 {
+		return nil
+	}
+	a, b, c := rect.Points[0], rect.Points[1], rect.Points[2]
+	ux, uy := float64(b.X-a.X), float64(b.Y-a.Y)
+	if l1, l2 := math.Hypot(ux, uy), math.Hypot(float64(c.X-b.X), float64(c.Y-b.Y)); l2 > l1 {
+		ux, uy = float64(c.X-b.X), float64(c.Y-b.Y)
+	}
+	n := math.Hypot(ux, uy)
+	if n == 0 {
+		return nil
+	}
+	ux, uy = ux/n, uy/n
+	// Points every pixel along the outline, and their place along the axis.
+	var pts []image.Point
+	for i, p := range contour {
+		q := contour[(i+1)%len(contour)]
+		steps := max(abs(q.X-p.X), abs(q.Y-p.Y), 1)
+		for k := range steps {
+			pts = append(pts, image.Pt(p.X+(q.X-p.X)*k/steps, p.Y+(q.Y-p.Y)*k/steps))
+		}
+	}
+	// The line between the cards is across the axis, perhaps a little
+	// turned (each card may be turned) and off the middle: try a few and
+	// keep the one that leaves two halves most like a card.
+	var out []Quad
+	bestCost := math.Inf(1)
+	for _, turn := range []float64{-0.3, -0.15, 0, 0.15, 0.3} {
+		dx, dy := ux*math.Cos(turn)-uy*math.Sin(turn), ux*math.Sin(turn)+uy*math.Cos(turn)
+		t0, t1 := math.Inf(1), math.Inf(-1)
+		ts := make([]float64, len(pts))
+		for i, p := range pts {
+			ts[i] = float64(p.X)*dx + float64(p.Y)*dy
+			t0, t1 = math.Min(t0, ts[i]), math.Max(t1, ts[i])
+		}
+		for off := -10.0; off <= 10; off++ {
+			mid := (t0+t1)/2 + off
+			var qs []Quad
+			cost := 0.0
+			for half := range 2 {
+				var sel []image.Point
+				for i, p := range pts {
+					if (half == 0) == (ts[i] <= mid) {
+						sel = append(sel, p)
+					}
+				}
+				if len(sel) < 4 {
+					cost = math.Inf(1)
+					break
+				}
+				hv := gocv.NewPointVectorFromPoints(sel)
+				r := gocv.MinAreaRect(hv)
+				hv.Close()
+				w, h := float64(r.Width), float64(r.Height)
+				long, short := math.Max(w, h), math.Min(w, h)
+				if len(r.Points) != 4 || long < 0.85*ch || long > 1.2*ch || short < 0.8*cw || short > 1.25*cw {
+					cost = math.Inf(1)
+					break
+				}
+				// An outline of edges may be a few pixels wider than the
+				// card; a straight cut is likelier than a turned one.
+				cost += math.Max(0, math.Abs(long-ch-2)-4) + math.Max(0, math.Abs(short-cw-2)-4) + 10*math.Abs(turn)
+				var q Quad
+				copy(q[:], r.Points)
+				qs = append(qs, OrderCorners(q))
+			}
+			if len(qs) == 2 {
+				ax, ay := qs[0].Centre()
+				bx, by := qs[1].Centre()
+				if math.Hypot(ax-bx, ay-by) < 0.8*cw {
+					cost = math.Inf(1) // the halves overlap: one card, not two
+				}
+			}
+			if cost < bestCost {
+				bestCost, out = cost, qs
+			}
+		}
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // OrderCorners orders a card's corners clockwise (on screen) so that the

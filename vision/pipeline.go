@@ -20,6 +20,12 @@ type PipelineConfig struct {
 	Stable int
 	// MinConfidence is the least face confidence a reading needs.
 	MinConfidence float64
+	// OpenConfidence and OpenStable guard opening a pile (a false opening
+	// is a false violation): its first reading commits after Stable quiet
+	// frames only when one of them was at least OpenConfidence sure, else
+	// after OpenStable frames.
+	OpenConfidence float64
+	OpenStable     int
 	// MaxMotion is the largest fraction of a pile's box that may change
 	// between frames for it to count as quiet (not under a moving hand).
 	MaxMotion float64
@@ -32,7 +38,7 @@ type PipelineConfig struct {
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, MaxMotion: 0.01, StopFrames: 8}
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -53,6 +59,7 @@ type pile struct {
 	hasRead   bool
 	cand      referee.Face
 	candN     int
+	candConf  float64 // the surest reading of cand so far
 	committed referee.Face
 	back      bool // the last reading was a card back
 	settled   int  // frame index when the current candidate was first seen quiet
@@ -249,10 +256,11 @@ func (p *Pipeline) vote(pl *pile) {
 		return
 	}
 	f := r.Face()
-	if f == pl.cand {
+	if f == pl.cand && pl.candN > 0 {
 		pl.candN++
+		pl.candConf = math.Max(pl.candConf, float64(r.FaceConfidence()))
 	} else {
-		pl.cand, pl.candN = f, 1
+		pl.cand, pl.candN, pl.candConf = f, 1, float64(r.FaceConfidence())
 	}
 }
 
@@ -284,6 +292,9 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		}
 		for _, pl := range p.piles {
 			if pl.candN < p.cfg.Stable || pl.cand == pl.committed {
+				continue
+			}
+			if pl.id == 0 && pl.candConf < p.cfg.OpenConfidence && pl.candN < p.cfg.OpenStable {
 				continue
 			}
 			f := pl.cand

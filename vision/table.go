@@ -98,7 +98,8 @@ func (t *tableView) fullToCamera(x, y float64) image.Point {
 // cardParams bounds a card's outline in a work image.
 func cardParams() DetectParams {
 	a := calibration.CardWMM * calibration.CardHMM * WorkPxPerMM * WorkPxPerMM
-	return DetectParams{MinArea: 0.6 * a, MaxArea: 1.5 * a, MinAspect: 1.25, MaxAspect: 1.8}
+	return DetectParams{MinArea: 0.6 * a, MaxArea: 1.5 * a, MinAspect: 1.25, MaxAspect: 1.8,
+		CardW: calibration.CardWMM * WorkPxPerMM, CardH: calibration.CardHMM * WorkPxPerMM}
 }
 
 var color0 = color.RGBA{}

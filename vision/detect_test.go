@@ -1,0 +1,75 @@
+package vision
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// drawCard fills a card-sized (work scale) rectangle centred at (cx, cy),
+// turned by a radians, with a white numeral-like block near each end.
+func drawCard(img *gocv.Mat, cx, cy, a float64, face color.RGBA) Quad {
+	p := cardParams()
+	corner := func(u, v float64) image.Point {
+		return image.Pt(int(math.Round(cx+u*math.Cos(a)-v*math.Sin(a))), int(math.Round(cy+u*math.Sin(a)+v*math.Cos(a))))
+	}
+	rect := func(u0, v0, u1, v1 float64, c color.RGBA) Quad {
+		q := Quad{corner(u0, v0), corner(u1, v0), corner(u1, v1), corner(u0, v1)}
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{q[:]})
+		gocv.FillPoly(img, pv, c)
+		pv.Close()
+		return q
+	}
+	w, h := p.CardW/2, p.CardH/2
+	q := rect(-w, -h, w, h, face)
+	white := color.RGBA{250, 250, 250, 0}
+	rect(-w/3, -h+4, w/3, -h+14, white)
+	rect(-w/3, h-14, w/3, h-4, white)
+	return q
+}
+
+// Two piles whose top cards touch make one outline; both cards must still
+// be found, side by side and end to end, square or a little turned.
+func TestFindCards_SplitsTouchingCards(t *testing.T) {
+	p := cardParams()
+	green := color.RGBA{40, 150, 40, 0} // BGR
+	cases := []struct {
+		name   string
+		dx, dy float64 // second card's offset from the first
+		a0, a1 float64
+		second color.RGBA
+	}{
+		{"side by side", p.CardW, 0, 0, 0, green},
+		{"side by side, turned", p.CardW + 3, 4, 0.12, -0.1, green},
+		{"side by side, other colour", p.CardW + 3, 4, 0.12, -0.1, color.RGBA{30, 200, 220, 0}},
+		{"end to end", 2, p.CardH, 0.05, -0.04, green},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 50, 120, 0), 240, 260, gocv.MatTypeCV8UC3)
+			defer img.Close()
+			x0, y0 := 90.0, 80.0
+			want := []Quad{drawCard(&img, x0, y0, c.a0, green), drawCard(&img, x0+c.dx, y0+c.dy, c.a1, c.second)}
+			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
+			got := FindCards(img, p)
+			for _, w := range want {
+				wx, wy := w.Centre()
+				hit := false
+				for _, q := range got {
+					if x, y := q.Centre(); math.Hypot(x-wx, y-wy) < 4 {
+						hit = true
+					}
+				}
+				if !hit {
+					t.Errorf("card at %.0f,%.0f not found; found %v", wx, wy, got)
+				}
+			}
+			if len(got) != 2 {
+				t.Errorf("found %d cards, want 2: %v", len(got), got)
+			}
+		})
+	}
+}
