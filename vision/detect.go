@@ -96,8 +96,15 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 		hpts := gocv.NewPointVectorFromMat(hull)
 		defer hpts.Close()
 		area := gocv.ContourArea(hpts)
-		if p.CardW > 0 && area > 1.6*p.CardW*p.CardH && area < 3*p.CardW*p.CardH {
-			for _, q := range splitTwo(c.ToPoints(), p.CardW, p.CardH) {
+		if p.CardW > 0 && area > 1.6*p.CardW*p.CardH && area < 4*p.CardW*p.CardH {
+			var qs []Quad
+			if area < 3*p.CardW*p.CardH {
+				qs = splitTwo(c.ToPoints(), p.CardW, p.CardH)
+			}
+			if qs == nil && area > 2.3*p.CardW*p.CardH {
+				qs = splitThree(c.ToPoints(), p.CardW, p.CardH)
+			}
+			for _, q := range qs {
 				cands = append(cands, found{q, p.CardW * p.CardH})
 			}
 			return
@@ -244,6 +251,130 @@ func splitTwo(contour []image.Point, cw, ch float64) []Quad {
 		}
 	}
 	return out
+}
+
+// splitThree splits the outline of three cards in a row, touching (three
+// piles side by side), into the three cards' outlines, or returns nil when
+// it is not three cards. Each end card is cut off where the part left
+// beyond the cut is most like a card; what lies between must be a card too.
+func splitThree(contour []image.Point, cw, ch float64) []Quad {
+	ux, uy, ok := longAxis(contour)
+	if !ok {
+		return nil
+	}
+	pts := outlinePoints(contour)
+	var out []Quad
+	bestCost := math.Inf(1)
+	for _, turn := range []float64{-0.15, 0, 0.15} {
+		dx, dy := ux*math.Cos(turn)-uy*math.Sin(turn), ux*math.Sin(turn)+uy*math.Cos(turn)
+		t0, t1 := math.Inf(1), math.Inf(-1)
+		ts := make([]float64, len(pts))
+		for i, p := range pts {
+			ts[i] = float64(p.X)*dx + float64(p.Y)*dy
+			t0, t1 = math.Min(t0, ts[i]), math.Max(t1, ts[i])
+		}
+		part := func(a, b float64) (Quad, float64) {
+			var sel []image.Point
+			for i, p := range pts {
+				if ts[i] > a && ts[i] <= b {
+					sel = append(sel, p)
+				}
+			}
+			return cardOf(sel, cw, ch)
+		}
+		span := t1 - t0
+		cut := func(from float64, dir float64) (float64, Quad, float64) {
+			bestC, bestQ, best := 0.0, Quad{}, math.Inf(1)
+			for off := -8.0; off <= 8; off += 2 {
+				c := from + dir*(span/3+off)
+				var q Quad
+				var cost float64
+				if dir > 0 {
+					q, cost = part(math.Inf(-1), c)
+				} else {
+					q, cost = part(c, math.Inf(1))
+				}
+				if cost < best {
+					bestC, bestQ, best = c, q, cost
+				}
+			}
+			return bestC, bestQ, best
+		}
+		c1, q1, k1 := cut(t0, 1)
+		c2, q3, k3 := cut(t1, -1)
+		if math.IsInf(k1+k3, 1) || c2-c1 < 0.5*cw {
+			continue
+		}
+		q2, k2 := part(c1, c2)
+		cost := k1 + k2 + k3 + 10*math.Abs(turn)
+		if cost < bestCost {
+			bestCost, out = cost, []Quad{q1, q2, q3}
+		}
+	}
+	for i := 0; i+1 < len(out); i++ {
+		ax, ay := out[i].Centre()
+		bx, by := out[i+1].Centre()
+		if math.Hypot(ax-bx, ay-by) < 0.8*cw {
+			return nil // neighbours overlap: not three cards
+		}
+	}
+	return out
+}
+
+// longAxis is the unit vector along the long side of the outline's
+// smallest bounding rectangle.
+func longAxis(contour []image.Point) (float64, float64, bool) {
+	if len(contour) < 4 {
+		return 0, 0, false
+	}
+	pv := gocv.NewPointVectorFromPoints(contour)
+	rect := gocv.MinAreaRect(pv)
+	pv.Close()
+	if len(rect.Points) != 4 {
+		return 0, 0, false
+	}
+	a, b, c := rect.Points[0], rect.Points[1], rect.Points[2]
+	ux, uy := float64(b.X-a.X), float64(b.Y-a.Y)
+	if l1, l2 := math.Hypot(ux, uy), math.Hypot(float64(c.X-b.X), float64(c.Y-b.Y)); l2 > l1 {
+		ux, uy = float64(c.X-b.X), float64(c.Y-b.Y)
+	}
+	n := math.Hypot(ux, uy)
+	if n == 0 {
+		return 0, 0, false
+	}
+	return ux / n, uy / n, true
+}
+
+// outlinePoints is the outline with a point every pixel along it.
+func outlinePoints(contour []image.Point) []image.Point {
+	var pts []image.Point
+	for i, p := range contour {
+		q := contour[(i+1)%len(contour)]
+		steps := max(abs(q.X-p.X), abs(q.Y-p.Y), 1)
+		for k := range steps {
+			pts = append(pts, image.Pt(p.X+(q.X-p.X)*k/steps, p.Y+(q.Y-p.Y)*k/steps))
+		}
+	}
+	return pts
+}
+
+// cardOf is the smallest rectangle round pts and how unlike a cw x ch
+// card it is (+Inf when it is no card at all).
+func cardOf(pts []image.Point, cw, ch float64) (Quad, float64) {
+	if len(pts) < 4 {
+		return Quad{}, math.Inf(1)
+	}
+	hv := gocv.NewPointVectorFromPoints(pts)
+	r := gocv.MinAreaRect(hv)
+	hv.Close()
+	w, h := float64(r.Width), float64(r.Height)
+	long, short := math.Max(w, h), math.Min(w, h)
+	if len(r.Points) != 4 || long < 0.85*ch || long > 1.2*ch || short < 0.8*cw || short > 1.25*cw {
+		return Quad{}, math.Inf(1)
+	}
+	var q Quad
+	copy(q[:], r.Points)
+	return OrderCorners(q), math.Max(0, math.Abs(long-ch-2)-4) + math.Max(0, math.Abs(short-cw-2)-4)
 }
 
 func abs(x int) int {

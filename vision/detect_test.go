@@ -73,3 +73,45 @@ func TestFindCards_SplitsTouchingCards(t *testing.T) {
 		})
 	}
 }
+
+// Three piles whose top cards touch in a row (the pile grid puts them so)
+// make one outline; all three cards must be found.
+func TestFindCards_SplitsThreeTouchingCards(t *testing.T) {
+	p := cardParams()
+	cols := []color.RGBA{{40, 150, 40, 0}, {30, 200, 220, 0}, {200, 90, 30, 0}}
+	cases := []struct {
+		name string
+		gap  float64
+		a    [3]float64
+	}{
+		{"square", 0, [3]float64{0, 0, 0}},
+		{"a little turned", 2, [3]float64{0.08, -0.06, 0.1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 50, 120, 0), 200, 260, gocv.MatTypeCV8UC3)
+			defer img.Close()
+			var want []Quad
+			for i := range 3 {
+				want = append(want, drawCard(&img, 70+float64(i)*(p.CardW+c.gap), 90, c.a[i], cols[i]))
+			}
+			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
+			got := FindCards(img, p)
+			for _, w := range want {
+				wx, wy := w.Centre()
+				hit := false
+				for _, q := range got {
+					if x, y := q.Centre(); math.Hypot(x-wx, y-wy) < 4 {
+						hit = true
+					}
+				}
+				if !hit {
+					t.Errorf("card at %.0f,%.0f not found; found %v", wx, wy, got)
+				}
+			}
+			if len(got) != 3 {
+				t.Errorf("found %d cards, want 3: %v", len(got), got)
+			}
+		})
+	}
+}

@@ -32,13 +32,24 @@ type PipelineConfig struct {
 	// StopFrames is how many frames the centre must show face-down cards
 	// (the count after a stop) before counting starts.
 	StopFrames int
+	// A new pile whose first card read is not a 1 is reported as its 1
+	// with the rest inferred (the 1 was missed: hidden among touching
+	// piles, under hands, or covered within a moment by the next card when
+	// two players race on a new pile), since a legal play must never be
+	// reported as a violation. With StrictStarts, it is reported as is
+	// (C6) when the pile was found on a spot seen as bare table at most
+	// BareFrames frames before and no 1 was glimpsed on it. Off by
+	// default: a 1 covered by the next card within a few frames looks the
+	// same to the camera as a bad start.
+	StrictStarts bool
+	BareFrames   int
 	// Settings of the match the referee is told.
 	Settings referee.Settings
 }
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8}
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -63,6 +74,9 @@ type pile struct {
 	committed referee.Face
 	back      bool // the last reading was a card back
 	settled   int  // frame index when the current candidate was first seen quiet
+	bornBare  bool // its spot was bare table shortly before it was first found
+	born      int  // frame index when it was first found
+	sawOne    bool // some reading, however unsure, was a 1
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -78,6 +92,7 @@ type Pipeline struct {
 
 	rect, prev gocv.Mat
 	bg         gocv.Mat // the empty table (whole table, work scale), or empty
+	bare       bareMap  // when each spot of the centre was last seen as bare table
 	full       gocv.Mat
 	frame      int
 	piles      []*pile
@@ -191,7 +206,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			}
 		}
 		if best == nil {
-			best = &pile{x: x, y: y, settled: -1}
+			best = &pile{x: x, y: y, settled: -1, born: p.frame, bornBare: p.bare.bareWithin(q, p.frame, p.cfg.BareFrames)}
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
@@ -227,6 +242,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 		todo = append(todo, m)
 	}
 	p.rect.CopyTo(&p.prev)
+	p.updateBare()
 	t3 := time.Now()
 	p.t.Motion += t3.Sub(t2)
 	if len(crops) > 0 {
@@ -251,6 +267,9 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 func (p *Pipeline) vote(pl *pile) {
 	r := pl.reading
 	pl.back = r.IsBack()
+	if !pl.back && r.Face().Number == 1 && r.FaceConfidence() >= 0.2 {
+		pl.sawOne = true
+	}
 	if pl.back || float64(r.FaceConfidence()) < p.cfg.MinConfidence {
 		pl.candN = 0
 		return
@@ -301,7 +320,16 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			if pl.id == 0 {
 				p.nextID++
 				pl.id = p.nextID
-				obs = append(obs, referee.Observation{Kind: referee.ObsPileNew, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
+				first := f
+				strict := p.cfg.StrictStarts && pl.bornBare && !pl.sawOne && p.frame-pl.born <= 4*p.cfg.BareFrames
+				if f.Number != 1 && !strict {
+					// The 1 under it was missed (see StrictStarts).
+					first = referee.Face{Colour: f.Colour, Number: 1}
+				}
+				obs = append(obs, referee.Observation{Kind: referee.ObsPileNew, TimeMS: tMS, Pile: pl.id, Card: &first, By: "camera"})
+				if first != f {
+					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
+				}
 			} else {
 				obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 			}
@@ -312,6 +340,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			// The next round: the centre is empty again.
 			if p.centreEmpty() {
 				p.piles, p.nextID, p.backFrames = nil, 0, 0
+				p.bare = bareMap{}
 				p.phase = referee.PhasePlaying
 				obs = append(obs, referee.Observation{Kind: referee.ObsRound, TimeMS: tMS, By: "camera"})
 			}
@@ -332,6 +361,78 @@ func (p *Pipeline) stillFor() int {
 		return 0
 	}
 	return 3
+}
+
+// bareCell is the side, in centre work pixels, of a cell of a bareMap.
+const bareCell = 4
+
+// bareMap records, cell by cell over the centre, the last frame in which
+// the cell showed the empty table.
+type bareMap struct {
+	cols, rows int
+	last       []int // frame index, 0 = never
+}
+
+// mark records that the cells where fg (a mask, 255 = not table) is
+// mostly clear were bare at frame.
+func (b *bareMap) mark(fg gocv.Mat, frame int) {
+	cols, rows := fg.Cols()/bareCell, fg.Rows()/bareCell
+	if cols < 1 || rows < 1 {
+		return
+	}
+	if b.cols != cols || b.rows != rows {
+		*b = bareMap{cols: cols, rows: rows, last: make([]int, cols*rows)}
+	}
+	small := gocv.NewMat()
+	defer small.Close()
+	sub := fg.Region(image.Rect(0, 0, cols*bareCell, rows*bareCell))
+	defer sub.Close()
+	gocv.Resize(sub, &small, image.Pt(cols, rows), 0, 0, gocv.InterpolationArea)
+	for y := range rows {
+		for x := range cols {
+			if small.GetUCharAt(y, x) < 26 {
+				b.last[y*cols+x] = frame
+			}
+		}
+	}
+}
+
+// bareWithin reports whether most cells inside q (centre work pixels)
+// were bare within the last n frames before frame.
+func (b *bareMap) bareWithin(q Quad, frame, n int) bool {
+	if b.cols == 0 {
+		return false
+	}
+	in, recent := 0, 0
+	for y := range b.rows {
+		for x := range b.cols {
+			cx, cy := float64(x*bareCell)+bareCell/2, float64(y*bareCell)+bareCell/2
+			if !q.Contains(cx, cy) {
+				continue
+			}
+			in++
+			if l := b.last[y*b.cols+x]; l > 0 && frame-l <= n {
+				recent++
+			}
+		}
+	}
+	return in > 0 && 2*recent > in
+}
+
+// updateBare marks the bare spots of the current centre image.
+func (p *Pipeline) updateBare() {
+	if p.bg.Empty() || p.view == nil {
+		return
+	}
+	r := p.view.centre.Intersect(image.Rectangle{Max: image.Pt(p.bg.Cols(), p.bg.Rows())})
+	if r.Dx() != p.rect.Cols() || r.Dy() != p.rect.Rows() {
+		return
+	}
+	bgc := p.bg.Region(r)
+	defer bgc.Close()
+	m := foreground(p.rect, bgc)
+	defer m.Close()
+	p.bare.mark(m, p.frame)
 }
 
 // centreEmpty reports whether the centre shows the empty table.

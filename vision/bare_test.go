@@ -1,0 +1,72 @@
+package vision
+
+import (
+	"image"
+	"image/color"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/referee"
+)
+
+// A spot seen bare a few frames before a card is found there counts as
+// bare; one covered for longer (a missed 1 lay there) does not.
+func TestBareMap(t *testing.T) {
+	fg := gocv.NewMatWithSize(80, 120, gocv.MatTypeCV8U)
+	defer fg.Close()
+	var b bareMap
+	q := Quad{{20, 20}, {50, 20}, {50, 64}, {20, 64}}
+	b.mark(fg, 1) // all bare
+	if !b.bareWithin(q, 10, 30) {
+		t.Fatal("bare 9 frames ago: want bare")
+	}
+	gocv.Rectangle(&fg, image.Rect(18, 18, 52, 66), color.RGBA{255, 255, 255, 0}, -1)
+	for f := 2; f <= 60; f++ {
+		b.mark(fg, f)
+	}
+	if b.bareWithin(q, 61, 30) {
+		t.Fatal("covered for 59 frames: want not bare")
+	}
+	if !b.bareWithin(Quad{{70, 20}, {100, 20}, {100, 64}, {70, 64}}, 61, 30) {
+		t.Fatal("a spot beside it stayed bare")
+	}
+	var empty bareMap
+	if empty.bareWithin(q, 5, 30) {
+		t.Fatal("no record: want not bare")
+	}
+}
+
+// A pile whose first committed card is not a 1 opens with the colour's 1,
+// the rest inferred (no false violation), unless StrictStarts is set and
+// it was found on bare table with no 1 glimpsed there.
+func TestDecide_NewPileNotOne(t *testing.T) {
+	red3 := referee.Face{Colour: referee.Red, Number: 3}
+	for _, c := range []struct {
+		name      string
+		bornBare  bool
+		sawOne    bool
+		wantFirst int
+		wantObs   int
+		strict    bool
+	}{
+		{"found on bare table, strict", true, false, 3, 1, true},
+		{"found on bare table, default", true, false, 1, 2, false},
+		{"not seen laid, strict", false, false, 1, 2, true},
+		{"a 1 glimpsed first, strict", true, true, 1, 2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultPipelineConfig()
+			cfg.StrictStarts = c.strict
+			p := &Pipeline{cfg: cfg, phase: referee.PhasePlaying, frame: 40}
+			p.piles = []*pile{{cand: red3, candN: 5, candConf: 0.95, born: 38, bornBare: c.bornBare, sawOne: c.sawOne}}
+			obs := p.decide(gocv.Mat{}, 1000)
+			if len(obs) != c.wantObs || obs[0].Kind != referee.ObsPileNew || obs[0].Card.Number != c.wantFirst {
+				t.Fatalf("got %+v", obs)
+			}
+			if last := obs[len(obs)-1]; *last.Card != red3 {
+				t.Fatalf("the pile must end showing %v: %+v", red3, obs)
+			}
+		})
+	}
+}
