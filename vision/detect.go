@@ -5,6 +5,7 @@ package vision
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"sort"
 
@@ -61,7 +62,107 @@ func DefaultDetectParams(w, h int) DetectParams {
 // when the inner one is clearly a different card (a pile's top card lies
 // inside the pile's outline and is the one returned).
 func FindCards(img gocv.Mat, p DetectParams) []Quad {
-	// Edges in brightness miss yellow on white; edges in saturation catch them.
+	edges := cardEdges(img)
+	defer edges.Close()
+	return cardsInEdges(edges, p)
+}
+
+// FindCardsOnTable is FindCards for an image of the table with the empty
+// table bg (same size and scale) to compare with: where a card meets the
+// table the outline is closed by the edge of what differs from the table,
+// even where the card's colour is close to the table's (yellow on beige).
+// Two or three touching piles then make one closed outline, which is
+// split by the card size; what is split also by the cards' own edges
+// (a card's border against its neighbour) is found as each card's outline.
+func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
+	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
+		return FindCards(img, p)
+	}
+	edges := cardEdges(img)
+	defer edges.Close()
+	fg := tableForeground(img, bg)
+	defer fg.Close()
+	rim := gocv.NewMat()
+	defer rim.Close()
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k.Close()
+	gocv.MorphologyEx(fg, &rim, gocv.MorphGradient, k)
+	// A card cut by the image's border is closed along the border too.
+	w, h := fg.Cols(), fg.Rows()
+	for _, r := range []image.Rectangle{image.Rect(0, 0, w, 1), image.Rect(0, h-1, w, h), image.Rect(0, 0, 1, h), image.Rect(w-1, 0, w, h)} {
+		a, b := fg.Region(r), rim.Region(r)
+		gocv.BitwiseOr(a, b, &b)
+		a.Close()
+		b.Close()
+	}
+	gocv.BitwiseOr(edges, rim, &edges)
+	found := cardsInEdges(edges, p)
+	if p.CardW <= 0 {
+		return found
+	}
+	// Where piles touch or overlap, cards fitted into the blob add what
+	// the outlines missed: a fitted card is kept unless its centre lies in
+	// an outline found in the edges (those are read more reliably).
+	fitted, _ := fitInBlobs(fg, edges, p)
+	return dedupQuads(fitted, found)
+}
+
+// dedupQuads appends to kept each quad of qs whose centre lies in no quad
+// kept so far.
+func dedupQuads(qs, kept []Quad) []Quad {
+	for _, q := range qs {
+		x, y := q.Centre()
+		inside := false
+		for _, k := range kept {
+			if k.Contains(x, y) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			kept = append(kept, q)
+		}
+	}
+	return kept
+}
+
+// tableForeground is the mask (255) of pixels of img that differ from the
+// empty table bg: the largest difference over the colour channels, so that
+// a card whose brightness is the table's still differs in hue.
+func tableForeground(img, bg gocv.Mat) gocv.Mat {
+	d := gocv.NewMat()
+	defer d.Close()
+	gocv.AbsDiff(img, bg, &d)
+	chans := gocv.Split(d)
+	m := gocv.NewMat()
+	chans[0].CopyTo(&m)
+	for _, c := range chans[1:] {
+		gocv.Max(m, c, &m)
+	}
+	for _, c := range chans {
+		c.Close()
+	}
+	gocv.Threshold(m, &m, fgThreshold, 255, gocv.ThresholdBinary)
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k.Close()
+	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)
+	gocv.MorphologyEx(m, &m, gocv.MorphClose, k)
+	// Holes are foreground too: a card's white numeral may look like the
+	// table.
+	cs := gocv.FindContours(m, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	gocv.DrawContours(&m, cs, -1, color.RGBA{255, 255, 255, 0}, -1)
+	cs.Close()
+	return m
+}
+
+// fgThreshold is the least difference from the empty table, in 8-bit
+// levels of one channel, of a pixel that is not table (noise, light
+// drift and soft shadows stay below it).
+const fgThreshold = 40
+
+// cardEdges is the dilated edge map of img: edges in brightness and in
+// saturation (brightness alone misses yellow on white).
+func cardEdges(img gocv.Mat) gocv.Mat {
 	grey := gocv.NewMat()
 	defer grey.Close()
 	gocv.CvtColor(img, &grey, gocv.ColorBGRToGray)
@@ -74,7 +175,6 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 	gocv.ExtractChannel(hsv, &sat, 1)
 	gocv.GaussianBlur(sat, &sat, image.Pt(5, 5), 0, 0, gocv.BorderDefault)
 	edges := gocv.NewMat()
-	defer edges.Close()
 	gocv.Canny(grey, &edges, 30, 90)
 	satEdges := gocv.NewMat()
 	defer satEdges.Close()
@@ -83,7 +183,11 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 	kernel := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer kernel.Close()
 	gocv.Dilate(edges, &edges, kernel)
+	return edges
+}
 
+// cardsInEdges finds the card outlines in an edge map (see FindCards).
+func cardsInEdges(edges gocv.Mat, p DetectParams) []Quad {
 	type found struct {
 		q    Quad
 		area float64

@@ -129,7 +129,7 @@ func TestDiagTrack(t *testing.T) {
 			if p.phase != referee.PhasePlaying {
 				return
 			}
-			quads := FindCards(p.rect, cardParams())
+			quads := p.findCards()
 			for _, c := range tr {
 				if c.Role != scene.RolePile || c.Occluded > 0.02 || c.Hand {
 					continue

@@ -3,6 +3,7 @@ package vision
 import (
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -55,6 +56,7 @@ func refereeScene(t testing.TB, sc *scene.Scene, cal *calibration.File, settings
 	pred, cfg := testPredictor(t)
 	pc := DefaultPipelineConfig()
 	pc.Settings = settings
+	pc.FitPiles = os.Getenv("VISION_FIT_PILES") != ""
 	p, err := NewPipeline(cal, pred, cfg, pc)
 	if err != nil {
 		t.Fatal(err)
