@@ -27,6 +27,16 @@ type Config struct {
 	// EncoderSpeed is libvpx's real-time speed, 4 (best) to 16 (fastest).
 	// Default 8.
 	EncoderSpeed int
+	// NACKHistory is how many of the last RTP packets are kept to send
+	// again to a viewer that reports them lost (a generic NACK), for all
+	// viewers together. Default 1024 (several seconds at any bitrate here);
+	// it is rounded up to a power of two, at most 32768. Negative turns loss
+	// recovery by retransmission off and stops offering NACK in the SDP:
+	// a viewer that loses a packet then asks for a keyframe (PLI), which
+	// every viewer is sent, with its picture broken until it arrives. Only
+	// for links that do not lose packets; the history is shared by all
+	// viewers and costs little.
+	NACKHistory int
 	// KeyframeGap throttles keyframes asked for by viewers (PLI, FIR, a new
 	// viewer): at most one per gap. Default 500 ms.
 	KeyframeGap time.Duration
@@ -63,6 +73,7 @@ func (c Config) withDefaults() Config {
 	def(&c.Bitrate, 1_200_000)
 	def(&c.KeyframeEvery, 100)
 	def(&c.EncoderSpeed, 8)
+	def(&c.NACKHistory, 1024)
 	defD(&c.KeyframeGap, 500*time.Millisecond)
 	defD(&c.AuthFailDelay, 250*time.Millisecond)
 	defD(&c.ConnectTimeout, 20*time.Second)
@@ -89,6 +100,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: keyframe interval %d frames", ErrConfig, c.KeyframeEvery)
 	case c.EncoderSpeed < 4 || c.EncoderSpeed > 16:
 		return fmt.Errorf("%w: encoder speed %d (want 4..16)", ErrConfig, c.EncoderSpeed)
+	case c.NACKHistory > 1<<15:
+		return fmt.Errorf("%w: NACK history %d packets (want at most 32768, or negative for none)", ErrConfig, c.NACKHistory)
 	case c.Token != "" && len(c.Token) < 8:
 		return fmt.Errorf("%w: the operator token is too short (want 8 characters or more)", ErrConfig)
 	}

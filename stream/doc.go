@@ -3,8 +3,13 @@
 // /metrics and /healthz.
 //
 // The video is encoded once per frame (VP8, libvpx through mediadevices) and
-// written to one shared track that every viewer's peer connection sends, so
-// a hundred viewers cost little more than one. Viewers connect with WHEP
+// written to one shared track that every viewer's peer connection sends.
+// What each viewer still costs is its own SRTP encryption and one datagram
+// per packet: about 1 ms of CPU per second per viewer at 0.4-0.7 Mbit/s,
+// 1.4 at 1.2 Mbit/s, measured on loopback (BenchmarkServerCPU), against
+// about 0.2 s/s for encoding 720p25. To keep that low, the NACK history is
+// one for all viewers (nack.go) and a frame's packets for every viewer
+// leave in a few sendmmsg calls (sendbatch_linux.go). Viewers connect with WHEP
 // (POST an SDP offer to /whep, DELETE the Location it returns to leave), so
 // any WHEP player can watch too. The game state goes to viewers as JSON on a
 // DataChannel the viewer opens.

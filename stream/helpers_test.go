@@ -18,10 +18,13 @@ import (
 	"time"
 
 	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	"github.com/pion/interceptor/pkg/report"
 	"github.com/pion/mediadevices/pkg/codec"
 	"github.com/pion/mediadevices/pkg/codec/vpx"
 	"github.com/pion/mediadevices/pkg/prop"
 	"github.com/pion/rtcp"
+	"github.com/pion/rtp"
 	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
 
@@ -222,6 +225,8 @@ type viewerOptions struct {
 	decode   bool // decode VP8 (costs CPU); otherwise only count frames
 	noDC     bool // do not open the state DataChannel
 	keepImgs bool
+	// onRTP, if set, sees every RTP packet the viewer receives.
+	onRTP func(*rtp.Packet)
 }
 
 // testViewer is a pion WHEP client that assembles VP8 frames from RTP and
@@ -261,6 +266,37 @@ func viewerAPIWith(tweak func(*webrtc.SettingEngine)) *webrtc.API {
 		tweak(&se)
 	}
 	return webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithSettingEngine(se))
+}
+
+// browserLikeViewerAPI is a viewer that offers what a browser offers for
+// VP8 (generic NACK, PLI and FIR feedback), so that the server keeps its
+// NACK history for it, and sends receiver reports.
+func browserLikeViewerAPI() *webrtc.API { return browserLikeViewerAPIWith(nil) }
+
+func browserLikeViewerAPIWith(tweak func(*webrtc.SettingEngine)) *webrtc.API {
+	me := &webrtc.MediaEngine{}
+	if err := me.RegisterCodec(webrtc.RTPCodecParameters{
+		RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000,
+			RTCPFeedback: []webrtc.RTCPFeedback{{Type: "nack"}, {Type: "nack", Parameter: "pli"}, {Type: "ccm", Parameter: "fir"}}},
+		PayloadType: 96,
+	}, webrtc.RTPCodecTypeVideo); err != nil {
+		panic(err)
+	}
+	reg := &interceptor.Registry{}
+	rr, err := report.NewReceiverInterceptor()
+	if err != nil {
+		panic(err)
+	}
+	reg.Add(rr)
+	se := webrtc.SettingEngine{}
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
+	se.SetInterfaceFilter(func(name string) bool { return name == "lo" })
+	if tweak != nil {
+		tweak(&se)
+	}
+	return webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithInterceptorRegistry(reg), webrtc.WithSettingEngine(se))
 }
 
 // newOfferPC makes a viewer's peer connection and its offer, with all
@@ -435,6 +471,9 @@ func (v *testViewer) readTrack(tr *webrtc.TrackRemote, opt viewerOptions) {
 		pkt, _, err := tr.ReadRTP()
 		if err != nil {
 			return
+		}
+		if opt.onRTP != nil {
+			opt.onRTP(pkt)
 		}
 		if started && pkt.SequenceNumber != lastSeq+1 {
 			broken = true // a lost packet: wait for the next frame

@@ -32,6 +32,7 @@ type metrics struct {
 	authFailures  atomic.Uint64
 	sessionsTotal atomic.Uint64
 	refused       atomic.Uint64 // viewers refused: server full
+	resent        atomic.Uint64 // RTP packets sent again after a NACK
 
 	mu         sync.Mutex
 	encodeSum  float64
@@ -106,6 +107,7 @@ func (m *metrics) write(w io.Writer, g gauges) {
 	counter("ligretto_stream_keyframes_total", "Keyframes encoded.", m.keyframes.Load())
 	counter("ligretto_stream_encoded_bytes_total", "VP8 bytes produced.", m.encodedBytes.Load())
 	counter("ligretto_stream_encode_errors_total", "Frames the encoder failed on.", m.encodeErrors.Load())
+	counter("ligretto_stream_packets_resent_total", "RTP packets sent again because a viewer reported them lost (NACK).", m.resent.Load())
 	counter("ligretto_stream_state_messages_total", "Game-state messages sent on DataChannels.", m.stateSent.Load())
 	counter("ligretto_control_auth_failures_total", "Control requests with a missing or wrong token.", m.authFailures.Load())
 	age := -1.0

@@ -138,7 +138,7 @@ func TestEncoderSpeed(t *testing.T) {
 
 // TestConfigValidate rejects out-of-range settings.
 func TestConfigValidate(t *testing.T) {
-	for _, c := range []Config{{MaxViewers: -1}, {Bitrate: 10}, {EncoderSpeed: 3}, {EncoderSpeed: 17}, {Token: "short"}, {KeyframeEvery: -2}} {
+	for _, c := range []Config{{MaxViewers: -1}, {Bitrate: 10}, {EncoderSpeed: 3}, {EncoderSpeed: 17}, {Token: "short"}, {KeyframeEvery: -2}, {NACKHistory: 1<<15 + 1}} {
 		if err := c.Validate(); !errors.Is(err, ErrConfig) {
 			t.Fatalf("%+v: %v", c, err)
 		}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
-	"github.com/pion/interceptor/pkg/nack"
 	"github.com/pion/interceptor/pkg/report"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
@@ -40,6 +39,7 @@ type Server struct {
 	log     *slog.Logger
 	met     *metrics
 	udp     net.PacketConn
+	batch   sendBatcher // udp, if it can batch sends; else nil
 	mux     ice.UDPMux
 	api     *webrtc.API
 	track   *webrtc.TrackLocalStaticSample
@@ -97,29 +97,32 @@ func New(cfg Config, src FrameSource, game Controller) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for ICE on udp %s: %w", cfg.UDPAddr, err)
 	}
-	s.udp = udp
+	s.udp = newBatchConn(udp)
+	s.batch, _ = s.udp.(sendBatcher)
 	logs := pionLogs{cfg.Logger}
-	s.mux = webrtc.NewICEUDPMux(logs.NewLogger("udpmux"), udp)
+	s.mux = webrtc.NewICEUDPMux(logs.NewLogger("udpmux"), s.udp)
 
+	// Generic NACK is offered only when it is answered.
+	feedback := []webrtc.RTCPFeedback{{Type: "nack", Parameter: "pli"}, {Type: "ccm", Parameter: "fir"}}
+	if cfg.NACKHistory > 0 {
+		feedback = append([]webrtc.RTCPFeedback{{Type: nackFeedback.Type}}, feedback...)
+	}
 	me := &webrtc.MediaEngine{}
 	if err := me.RegisterCodec(webrtc.RTPCodecParameters{
-		RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000,
-			RTCPFeedback: []webrtc.RTCPFeedback{{Type: "nack"}, {Type: "nack", Parameter: "pli"}, {Type: "ccm", Parameter: "fir"}}},
-		PayloadType: 96,
+		RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000, RTCPFeedback: feedback},
+		PayloadType:        96,
 	}, webrtc.RTPCodecTypeVideo); err != nil {
 		s.closeNet()
 		return nil, fmt.Errorf("register VP8: %w", err)
 	}
-	// A sender needs only these: NACKs answered from a small history, and
-	// sender reports. No stats or congestion-control interceptors: the
-	// bitrate is fixed, and they cost time on every packet of every viewer.
+	// A sender needs only these: NACKs answered from one history shared by
+	// every viewer (nack.go), and sender reports. No stats or
+	// congestion-control interceptors: the bitrate is fixed, and they cost
+	// time on every packet of every viewer.
 	reg := &interceptor.Registry{}
-	responder, err := nack.NewResponderInterceptor()
-	if err != nil {
-		s.closeNet()
-		return nil, err
+	if cfg.NACKHistory > 0 {
+		reg.Add(&sharedNACKFactory{hist: newNACKHistory(cfg.NACKHistory), resent: func() { s.met.resent.Add(1) }})
 	}
-	reg.Add(responder)
 	sr, err := report.NewSenderInterceptor()
 	if err != nil {
 		s.closeNet()
@@ -330,10 +333,27 @@ func (s *Server) encodeLoop(ctx context.Context) error {
 			}
 		}
 		prevTime = f.Time
-		// Errors name viewers that could not be sent to; their own
-		// connection-state handlers end them.
-		_ = s.track.WriteSample(media.Sample{Data: data, Duration: dur, Timestamp: f.Time})
+		s.send(media.Sample{Data: data, Duration: dur, Timestamp: f.Time})
 	}
+}
+
+// send writes one encoded frame to every viewer. Its packets for all the
+// viewers leave together, in a few sendmmsg calls, where the socket can
+// batch. Errors name viewers that could not be sent to; their own
+// connection-state handlers end them.
+func (s *Server) send(sample media.Sample) {
+	if s.batch != nil {
+		s.batch.begin()
+		defer s.batch.flush()
+	}
+	_ = s.track.WriteSample(sample)
+}
+
+// sendBatcher queues the datagrams written between begin and flush, and
+// sends them together.
+type sendBatcher interface {
+	begin()
+	flush()
 }
 
 // requestKeyframe asks the encoder for a keyframe; the encode loop

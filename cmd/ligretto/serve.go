@@ -40,6 +40,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	maxViewers := fs.Int("max-viewers", 50, "most spectators at once; more are refused with 503")
 	udpPort := fs.Int("udp-port", 8443, "the one UDP port for all WebRTC media (0: any free port)")
 	publicIP := fs.String("public-ip", "", "announce this IP to viewers instead of the local addresses (server behind 1:1 NAT)")
+	nackHistory := fs.Int("nack-history", 0, "RTP packets kept, for all viewers together, to resend to a viewer that lost them (0: 1024; negative: none, a lost packet then costs every viewer a keyframe)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ligretto serve: unknown --source %q (want demo)\n", *source)
 		return errUsage
 	}
-	cfg := stream.Config{Token: token, MaxViewers: *maxViewers, UDPAddr: fmt.Sprintf(":%d", *udpPort), Logger: log}
+	cfg := stream.Config{Token: token, MaxViewers: *maxViewers, UDPAddr: fmt.Sprintf(":%d", *udpPort), NACKHistory: *nackHistory, Logger: log}
 	if *publicIP != "" {
 		cfg.PublicIPs = []string{*publicIP}
 	}
