@@ -124,6 +124,7 @@ type Referee struct {
 	t       *table
 	seq     int
 	applied []Observation // the effective observations, for undo
+	seqs    []int         // the log seq of each applied observation
 	log     io.Writer
 }
 
@@ -163,6 +164,7 @@ func (r *Referee) Apply(o Observation) (Verdict, error) {
 	commit()
 	r.t.verdicts = append(r.t.verdicts, v)
 	r.applied = append(r.applied, o)
+	r.seqs = append(r.seqs, v.Seq)
 	return v, nil
 }
 
@@ -176,15 +178,15 @@ func (r *Referee) undo(o Observation) (Verdict, error) {
 		return Verdict{}, err
 	}
 	r.seq++
-	r.applied = r.applied[:len(r.applied)-1]
-	r.t = refold(r.applied)
+	r.applied, r.seqs = r.applied[:len(r.applied)-1], r.seqs[:len(r.seqs)-1]
+	r.t = refold(r.applied, r.seqs)
 	r.t.verdicts = append(r.t.verdicts, v)
 	return v, nil
 }
 
 // refold rebuilds the state from scratch; the observations were accepted
-// before, so none fails now.
-func refold(obs []Observation) *table {
+// before, so none fails now. seqs keeps their verdicts' log numbers.
+func refold(obs []Observation, seqs []int) *table {
 	t := newTable()
 	for i, o := range obs {
 		v, commit, err := t.decide(o)
@@ -192,7 +194,7 @@ func refold(obs []Observation) *table {
 			continue
 		}
 		commit()
-		v.Seq = i + 1
+		v.Seq = seqs[i]
 		t.verdicts = append(t.verdicts, v)
 	}
 	return t

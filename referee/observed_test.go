@@ -141,6 +141,10 @@ func TestObserved_OverrideAndUndo(t *testing.T) {
 	if p := r.State().Piles[0]; p.Top != face("red 1") || p.Violations != 0 {
 		t.Fatalf("undo must restore the pile: %+v", p)
 	}
+	vs := r.State().Verdicts
+	if last := vs[len(vs)-1]; last.Seq != 5 || vs[len(vs)-2].Seq != 3 {
+		t.Fatalf("verdicts keep their log numbers after undo: %+v", vs)
+	}
 	must(t, r, Observation{Kind: ObsOverride, Pile: 1, Card: fp("red 4")})
 	if v := must(t, r, shows(1, "red 5")); v.Status != StatusOK {
 		t.Fatalf("after the override red 5 is legal: %+v", v)
