@@ -103,6 +103,16 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 				}
 				horizontal = s.At.Y < y0 || s.At.Y > y1
 			}
+			// A stack spread along the seat is a card's length across it;
+			// what is not (a marker or the cloth's pattern showing through
+			// the mask) is no stack.
+			across := r.Dy()
+			if !horizontal {
+				across = r.Dx()
+			}
+			if float64(across) < 0.75*ch || float64(across) > 1.3*ch {
+				continue
+			}
 			stack[p.names[si]] += countLine(img, gm, r, cw, horizontal)
 		}
 	}
@@ -126,7 +136,12 @@ func countMask(img, bg gocv.Mat) gocv.Mat {
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)
-	gocv.MorphologyEx(m, &m, gocv.MorphClose, k)
+	// Light prints (green backs on a beige table) leave the mask of a
+	// card dotted: close it over gaps narrower than those players leave
+	// between cards, groups and rows (1.5 cm).
+	kc := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
+	defer kc.Close()
+	gocv.MorphologyEx(m, &m, gocv.MorphClose, kc)
 	cs := gocv.FindContours(m, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer cs.Close()
 	gocv.DrawContours(&m, cs, -1, color.RGBA{255, 255, 255, 0}, -1)
@@ -243,6 +258,9 @@ func countLine(img, mask gocv.Mat, r image.Rectangle, cw float64, horizontal boo
 		icw := int(math.Round(cw))
 		a, sa := evenEdgesScore(prof, 0, len(prof)-icw, minStep)
 		b, sb := evenEdgesScore(prof, icw, len(prof)-1, minStep)
+		if debugCount != "" {
+			fmt.Printf("line %v %v: forwards %d (%.1f) backwards %d (%.1f)\n", r, seg, len(a), sa, len(b), sb)
+		}
 		if sb > sa {
 			a = b
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 
 	"gocv.io/x/gocv"
 )
@@ -224,40 +225,81 @@ func lineProfile(g, mask gocv.Mat, r image.Rectangle, org image.Point, alongX bo
 // strength less mean midpoint strength; 0 for a single edge).
 func evenEdgesScore(prof []float64, first, last, minStep int) ([]int, float64) {
 	first = max(first, 0)
-	span := last - first
-	if span < minStep || len(prof) == 0 {
-		return []int{max(first, 0)}, 0
+	if last-first < minStep || len(prof) == 0 {
+		return []int{first}, 0
 	}
-	peak := func(x float64) float64 { // the strongest value within 2 of x
+	peakIn := func(x float64, w int) float64 { // the strongest value within w of x
 		best := 0.0
-		for i := int(math.Round(x)) - 2; i <= int(math.Round(x))+2; i++ {
+		for i := int(math.Round(x)) - w; i <= int(math.Round(x))+w; i++ {
 			if i >= 0 && i < len(prof) {
 				best = math.Max(best, prof[i])
 			}
 		}
 		return best
 	}
-	bestK, bestS := 1, math.Inf(-1)
-	for k := 2; float64(span)/float64(k-1) >= float64(minStep); k++ {
-		step := float64(span) / float64(k-1)
-		var on, off float64
-		for j := range k {
-			v := peak(float64(first) + step*float64(j))
-			on += v
-			if j+1 < k {
-				v := peak(float64(first) + step*(float64(j)+0.5))
-				off += v
+	// The score of k edges: the mean strength at the edges that are not
+	// the group's outline (the ends of prof), less the mean strength
+	// elsewhere (its mean, its top fifth away from every edge, or the
+	// midpoints, whichever is stronger). Too few edges leave strong ones between them, too many
+	// put edges on plain card. The outline may lie a few pixels off the
+	// first and the last edge (a shadow, a blurred or ragged border): each
+	// may shift by up to maxShift, at a small cost.
+	const maxShift = 6
+	var offs []float64
+	bestK, bestF, bestL, bestS := 1, first, last, math.Inf(-1)
+	for d0 := -maxShift; d0 <= maxShift; d0++ {
+		for d1 := -maxShift; d1 <= maxShift; d1++ {
+			f, l := first+d0, last+d1
+			span := l - f
+			for k := 2; span >= minStep && float64(span)/float64(k-1) >= float64(minStep); k++ {
+				step := float64(span) / float64(k-1)
+				mw := 2
+				if step < 20 {
+					mw = 1
+				}
+				var on, off, mid float64
+				var nOn, nOff int
+				offs = offs[:0]
+				for j := range k {
+					x := float64(f) + step*float64(j)
+					if x >= 8 && x <= float64(len(prof)-9) { // not the outline
+						on += peakIn(x, 2)
+						nOn++
+					}
+					if j+1 < k {
+						mid += peakIn(x+step/2, mw)
+					}
+				}
+				// Between them, and beyond them (a whole card) to the outline.
+				for i := 8; i < len(prof)-8; i++ {
+					j := math.Max(0, math.Min(float64(k-1), math.Round(float64(i-f)/step)))
+					if math.Abs(float64(i-f)-j*step) > 3 {
+						off += prof[i]
+						nOff++
+						offs = append(offs, prof[i])
+					}
+				}
+				if nOn == 0 || nOff == 0 {
+					continue
+				}
+				// A strong edge left between the chosen ones shows in the
+				// top fifth of the values between them.
+				slices.Sort(offs)
+				hi := offs[len(offs)*4/5]
+				s := on/float64(nOn) - max(off/float64(nOff), mid/float64(k-1), hi)
+				s -= 0.1 * float64(abs(d0)+abs(d1)) // the outline where it lies, unless clearly not
+				if s > bestS {
+					bestK, bestF, bestL, bestS = k, f, l, s
+				}
 			}
 		}
-		// Edges strong on the whole and every one of them present.
-		s := on/float64(k) - off/float64(k-1)
-		if s > bestS {
-			bestK, bestS = k, s
-		}
+	}
+	if math.IsInf(bestS, -1) {
+		return []int{first}, 0
 	}
 	out := make([]int, bestK)
 	for j := range bestK {
-		out[j] = first + int(math.Round(float64(span)*float64(j)/float64(max(bestK-1, 1))))
+		out[j] = bestF + int(math.Round(float64(bestL-bestF)*float64(j)/float64(max(bestK-1, 1))))
 	}
 	return out, bestS
 }

@@ -187,7 +187,9 @@ func visOf(s referee.Seat) seatVis {
 }
 
 // countLayout is the table after a stop: centre cards face down in groups
-// by back, and each player's stack face down in their zone.
+// by back (each group in rows that lie apart, its cards apart or fanned so
+// that every card's edge shows, as players spread cards to be counted), and
+// each player's stack spread face down in their zone.
 type countLayout struct {
 	cards []countCard
 }
@@ -520,6 +522,36 @@ func (s *Scene) newPileBase(r *round, pi int, h *hrng) pose {
 	return pose{c.add(Pt{h.sym(9), h.sym(7)}), a + h.sym(0.26)}
 }
 
+// countGap is the gap (mm) between groups, rows and cards apart in the count.
+const countGap = 16.0
+
+// spread lays n cards out to be counted in a w by h area, as players
+// spread a group to be counted: rows that lie apart, each row's cards
+// either apart or fanned so that every card's left edge shows clearly,
+// in as many rows as spread them furthest. It returns the rows, the cards
+// a row and the step along a row.
+func spread(n int, w, h float64) (rows, k int, sx float64) {
+	maxRows := max(1, int((h+countGap)/(CardH+countGap)))
+	step := func(k int) float64 {
+		if k <= 1 {
+			return CardW + countGap
+		}
+		sx := math.Min(CardW+countGap, (w-CardW)/float64(k-1))
+		if sx < CardW+countGap {
+			sx = math.Min(sx, 0.6*CardW) // overlapping: clearly so
+		}
+		return sx
+	}
+	rows = 1
+	for r := 2; r <= min(maxRows, n); r++ {
+		if step((n+r-1)/r) > step((n+rows-1)/rows)+0.5 {
+			rows = r
+		}
+	}
+	k = (n + rows - 1) / rows
+	return (n + k - 1) / k, k, step(k)
+}
+
 // countLayout lays out the count after round r's stop.
 func (s *Scene) countLayout(r *round) *countLayout {
 	rd := s.rep.Round()
@@ -542,13 +574,21 @@ func (s *Scene) countLayout(r *round) *countLayout {
 	c := s.lay.centre
 	cw, ch := c[2]-c[0], c[3]-c[1]
 	if len(groups) > 0 {
-		// A grid of groups, each about 1.6 times as wide as high.
-		gc, bestErr := 1, math.Inf(1)
+		// A grid of groups: of the grids that fit, the one whose most
+		// crowded group has its cards furthest apart.
+		gc, best := 1, -1.0
 		for k := 1; k <= len(groups); k++ {
 			rows := (len(groups) + k - 1) / k
-			e := math.Abs(math.Log((cw / float64(k)) / (ch / float64(rows)) / 1.6))
-			if e < bestErr {
-				gc, bestErr = k, e
+			if (k > 1 && cw/float64(k) < CardW+2*countGap) || (rows > 1 && ch/float64(rows) < CardH+2*countGap) {
+				continue // groups too close
+			}
+			worst := math.Inf(1)
+			for _, pi := range groups {
+				_, _, sx := spread(owned[pi], cw/float64(k)-countGap, ch/float64(rows)-countGap)
+				worst = math.Min(worst, sx)
+			}
+			if worst > best+0.5 {
+				gc, best = k, worst
 			}
 		}
 		gr := (len(groups) + gc - 1) / gc
@@ -557,38 +597,14 @@ func (s *Scene) countLayout(r *round) *countLayout {
 			n := owned[pi]
 			ox := c[0] + gw*float64(gi%gc)
 			oy := c[1] + gh*float64(gi/gc)
-			aw, ah := gw-16, gh-16
-			// Cards a row and rows: the most even overlap that fits.
-			bestK, bestQ := 1, -1.0
-			for k := 1; k <= n; k++ {
-				rows := (n + k - 1) / k
-				sx, sy := CardW+6, CardH+6
-				if k > 1 {
-					sx = math.Min(sx, (aw-CardW)/float64(k-1))
-				}
-				if rows > 1 {
-					sy = math.Min(sy, (ah-CardH)/float64(rows-1))
-				}
-				q := math.Min(sx/CardW, sy/CardH)
-				if q > bestQ {
-					bestK, bestQ = k, q
-				}
-			}
-			k := bestK
-			rows := (n + k - 1) / k
-			sx, sy := CardW+6, CardH+6
-			if k > 1 {
-				sx = math.Min(sx, (aw-CardW)/float64(k-1))
-			}
-			if rows > 1 {
-				sy = math.Min(sy, (ah-CardH)/float64(rows-1))
-			}
+			rows, k, sx := spread(n, gw-countGap, gh-countGap)
+			sy := CardH + countGap
 			spanW := CardW + sx*float64(k-1)
 			spanH := CardH + sy*float64(rows-1)
 			x0 := ox + (gw-spanW)/2 + CardW/2
 			y0 := oy + (gh-spanH)/2 + CardH/2
 			for j := range n {
-				p := pose{Pt{x0 + sx*float64(j%k) + h.sym(2), y0 + sy*float64(j/k) + h.sym(2)}, h.sym(0.05)}
+				p := pose{Pt{x0 + sx*float64(j%k) + h.sym(1.5), y0 + sy*float64(j/k) + h.sym(1.5)}, h.sym(0.03)}
 				cl.cards = append(cl.cards, countCard{role: RoleCentreBack, owner: pi, at: p})
 			}
 		}
