@@ -7,7 +7,6 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
 )
 
 // TestCount_RenderedCountFrame counts the backs on the count frame of a
@@ -41,15 +40,7 @@ func TestCount_RenderedCountFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantC, wantS := map[string]int{}, map[string]int{}
-	for _, c := range tr {
-		switch c.Role {
-		case scene.RoleCentreBack:
-			wantC[c.Card.Owner]++
-		case scene.RoleStackBack:
-			wantS[c.Card.Owner]++
-		}
-	}
+	wantC, wantS := countTruth(tr)
 	if len(wantC) == 0 {
 		t.Fatal("no centre backs on the count frame")
 	}

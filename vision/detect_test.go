@@ -55,21 +55,7 @@ func TestFindCards_SplitsTouchingCards(t *testing.T) {
 			want := []Quad{drawCard(&img, x0, y0, c.a0, green), drawCard(&img, x0+c.dx, y0+c.dy, c.a1, c.second)}
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
 			got := FindCards(img, p)
-			for _, w := range want {
-				wx, wy := w.Centre()
-				hit := false
-				for _, q := range got {
-					if x, y := q.Centre(); math.Hypot(x-wx, y-wy) < 4 {
-						hit = true
-					}
-				}
-				if !hit {
-					t.Errorf("card at %.0f,%.0f not found; found %v", wx, wy, got)
-				}
-			}
-			if len(got) != 2 {
-				t.Errorf("found %d cards, want 2: %v", len(got), got)
-			}
+			expectCards(t, got, want)
 		})
 	}
 }
@@ -97,21 +83,28 @@ func TestFindCards_SplitsThreeTouchingCards(t *testing.T) {
 			}
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
 			got := FindCards(img, p)
-			for _, w := range want {
-				wx, wy := w.Centre()
-				hit := false
-				for _, q := range got {
-					if x, y := q.Centre(); math.Hypot(x-wx, y-wy) < 4 {
-						hit = true
-					}
-				}
-				if !hit {
-					t.Errorf("card at %.0f,%.0f not found; found %v", wx, wy, got)
-				}
-			}
-			if len(got) != 3 {
-				t.Errorf("found %d cards, want 3: %v", len(got), got)
-			}
+			expectCards(t, got, want)
 		})
+	}
+}
+
+// expectCards checks that every wanted card was found (centres within 4 px)
+// and that nothing else was.
+func expectCards(t *testing.T, got, want []Quad) {
+	t.Helper()
+	for _, w := range want {
+		wx, wy := w.Centre()
+		hit := false
+		for _, q := range got {
+			if x, y := q.Centre(); math.Hypot(x-wx, y-wy) < 4 {
+				hit = true
+			}
+		}
+		if !hit {
+			t.Errorf("card at %.0f,%.0f not found; found %v", wx, wy, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("found %d cards, want %d: %v", len(got), len(want), got)
 	}
 }

@@ -52,15 +52,7 @@ func TestDiagCount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantC, wantS := map[string]int{}, map[string]int{}
-		for _, c := range tr {
-			switch c.Role {
-			case scene.RoleCentreBack:
-				wantC[c.Card.Owner]++
-			case scene.RoleStackBack:
-				wantS[c.Card.Owner]++
-			}
-		}
+		wantC, wantS := countTruth(tr)
 		centre, stack := map[string]int{}, map[string]int{}
 		if os.Getenv("DIAG_DUMP") != "" {
 			debugCount = fmt.Sprintf("/tmp/e2e/count_%d_%d", players, seed)

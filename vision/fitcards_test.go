@@ -40,21 +40,7 @@ func TestFindCardsOnTable_OverlappingPiles(t *testing.T) {
 			}
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
 			got := FindCardsOnTable(img, bg, p)
-			for _, w := range want {
-				wx, wy := w.Centre()
-				hit := false
-				for _, q := range got {
-					if x, y := q.Centre(); math.Hypot(x-wx, y-wy) < 4 {
-						hit = true
-					}
-				}
-				if !hit {
-					t.Errorf("card at %.0f,%.0f not found; found %v", wx, wy, got)
-				}
-			}
-			if len(got) != len(want) {
-				t.Errorf("found %d cards, want %d: %v", len(got), len(want), got)
-			}
+			expectCards(t, got, want)
 		})
 	}
 }

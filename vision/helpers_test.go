@@ -49,3 +49,18 @@ func testPredictor(t testing.TB) (*model.Fast, model.Config) {
 	}
 	return testPred, testW.Config
 }
+
+// countTruth counts, per owner, the face-down backs the scene laid in the
+// centre and in the seats' stacks after the stop.
+func countTruth(tr []scene.CardTruth) (centre, stack map[string]int) {
+	centre, stack = map[string]int{}, map[string]int{}
+	for _, c := range tr {
+		switch c.Role {
+		case scene.RoleCentreBack:
+			centre[c.Card.Owner]++
+		case scene.RoleStackBack:
+			stack[c.Card.Owner]++
+		}
+	}
+	return centre, stack
+}
