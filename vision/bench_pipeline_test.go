@@ -1,17 +1,20 @@
 package vision
 
 import (
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
+
+	"ligretto/referee"
+	"ligretto/vision/scene"
 )
 
-// BenchmarkPipelineFrame measures Process at 1280x720 on a table with a
-// dozen piles (4 players late in a round), alternating two frames 33 ms
-// apart so that motion and change detection work as in a video.
-func BenchmarkPipelineFrame(b *testing.B) {
-	sc, evs, _ := simRound(b, 4, 3, 0)
-	cal := calibrateScene(b, sc, 4)
+// benchPipeline calibrates a simulated round and returns a started
+// pipeline over it.
+func benchPipeline(b *testing.B, players int, seed uint64) (*scene.Scene, *Pipeline) {
+	sc, evs, _ := simRound(b, players, seed, 0)
+	cal := calibrateScene(b, sc, players)
 	pred, cfg := testPredictor(b)
 	pc := DefaultPipelineConfig()
 	pc.Settings = *evs[0].Settings
@@ -19,19 +22,52 @@ func BenchmarkPipelineFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close()
 	p.Start(0)
+	return sc, p
+}
+
+// BenchmarkPipelineFrame measures Process at 1280x720 on a table with at
+// least 12 piles in view (8 players, late in a round), alternating two
+// frames 33 ms apart so that motion and change detection work as in a
+// video. Run it on one core per OpenCV for the "2 cores" figure:
+//
+//	OPENCV_FOR_THREADS_NUM=1 go test ./vision -run '^$' -bench PipelineFrame -benchtime 300x
+func BenchmarkPipelineFrame(b *testing.B) {
+	sc, p := benchPipeline(b, 8, 1)
+	defer p.Close()
+	// The first moment with 12 piles in plain view.
 	var frames [2]gocv.Mat
 	for i := range frames {
 		frames[i] = gocv.NewMat()
 		defer frames[i].Close()
-		if _, err := sc.Render(38400+int64(i)*33, &frames[i]); err != nil {
+	}
+	at := int64(-1)
+	for t := int64(0); t < sc.End() && at < 0; t += 500 {
+		tr, err := sc.Render(t, &frames[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		piles := 0
+		for _, c := range tr {
+			if c.Role == scene.RolePile && c.Occluded == 0 {
+				piles++
+			}
+		}
+		if piles >= 12 {
+			at = t
+		}
+	}
+	if at < 0 {
+		b.Fatal("the round never shows 12 piles")
+	}
+	for i := range frames {
+		if _, err := sc.Render(at+int64(i)*33, &frames[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := p.Process(frames[i%2], int64(i)*33); err != nil {
+		if _, err := p.Process(frames[i%2], at+int64(i)*33); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -42,5 +78,79 @@ func BenchmarkPipelineFrame(b *testing.B) {
 	b.ReportMetric(float64(t.Detect.Microseconds())/n, "detect-us/frame")
 	b.ReportMetric(float64(t.Motion.Microseconds())/n, "motion+crop-us/frame")
 	b.ReportMetric(float64(t.Classify.Microseconds())/n, "classify-us/frame")
+	b.ReportMetric(float64(t.Track.Microseconds())/n, "track-us/frame")
 	b.ReportMetric(n/b.Elapsed().Seconds(), "fps")
+}
+
+// BenchmarkSettleToObservation measures, over a whole rendered round at
+// 30 fps, how many frames pass from a card settling on a pile (the first
+// frame it lies still with no hand over it) to the pipeline's observation
+// of it. It reports the median, the 95th percentile and the worst. One
+// round is enough: run it with -benchtime 1x.
+//
+//	go test ./vision -run '^$' -bench SettleToObservation -benchtime 1x
+func BenchmarkSettleToObservation(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sc, p := benchPipeline(b, 4, 3)
+		// settled: the frame each face on each (simulator) pile was first
+		// seen at rest in plain view.
+		type key struct {
+			pile int
+			face referee.Face
+		}
+		settled := map[key]int{}
+		byFace := map[referee.Face][]key{}
+		var delays []int
+		m := gocv.NewMat()
+		for k := 0; ; k++ {
+			tm := int64(k) * 1000 / testFPS
+			if tm > sc.End() {
+				break
+			}
+			tr, err := sc.Render(tm, &m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, c := range tr {
+				if c.Role != scene.RolePile || c.Occluded > 0 || c.Hand {
+					continue
+				}
+				kk := key{c.Pile, c.Card.Face}
+				if _, ok := settled[kk]; !ok {
+					settled[kk] = k
+					byFace[c.Card.Face] = append(byFace[c.Card.Face], kk)
+				}
+			}
+			obs, err := p.Process(m, tm)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, o := range obs {
+				if (o.Kind != referee.ObsPileShows && o.Kind != referee.ObsPileNew) || o.Card == nil {
+					continue
+				}
+				// The latest settling of that face: a pile it was seen on.
+				best := -1
+				for _, kk := range byFace[*o.Card] {
+					best = max(best, settled[kk])
+				}
+				if best >= 0 {
+					delays = append(delays, k-best)
+				}
+			}
+			if p.phase == referee.PhaseCounting {
+				break
+			}
+		}
+		m.Close()
+		p.Close()
+		if len(delays) == 0 {
+			b.Fatal("no pile observation matched a settled card")
+		}
+		slices.Sort(delays)
+		b.ReportMetric(float64(delays[len(delays)/2]), "frames-p50")
+		b.ReportMetric(float64(delays[len(delays)*95/100]), "frames-p95")
+		b.ReportMetric(float64(delays[len(delays)-1]), "frames-max")
+		b.ReportMetric(float64(len(delays)), "observations")
+	}
 }

@@ -67,25 +67,58 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 	return cardsInEdges(edges, p)
 }
 
-// FindCardsOnTable is FindCards for an image of the table with the empty
-// table bg (same size and scale) to compare with: where a card meets the
-// table the outline is closed by the edge of what differs from the table,
-// even where the card's colour is close to the table's (yellow on beige).
-// Two or three touching piles then make one closed outline, which is
-// split by the card size; what is split also by the cards' own edges
-// (a card's border against its neighbour) is found as each card's outline.
+// FindCardsOffTable is FindCards for an image of the table with the empty
+// table bg (same size and scale) to compare with. Edges are kept only near
+// what differs from the table, so a textured table (wood grain, a cloth's
+// weave) cannot join a card's outline to its own lines, and where a card
+// meets the table the outline is closed by the edge of what differs from
+// the table, even where the card's colour is close to the table's (yellow
+// on beige). Two or three touching piles then make one closed outline,
+// which is split by the card size.
+func FindCardsOffTable(img, bg gocv.Mat, p DetectParams) []Quad {
+	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
+		return FindCards(img, p)
+	}
+	edges, fg := offTableEdges(img, bg)
+	defer edges.Close()
+	defer fg.Close()
+	return cardsInEdges(edges, p)
+}
+
+// FindCardsOnTable is FindCardsOffTable that also fits cards into heaps
+// of touching piles: what is split also by the cards' own edges (a card's
+// border against its neighbour) is found as each card's outline.
 func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
 	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
 		return FindCards(img, p)
 	}
-	edges := cardEdges(img)
+	edges, fg := offTableEdges(img, bg)
 	defer edges.Close()
-	fg := tableForeground(img, bg)
 	defer fg.Close()
-	rim := gocv.NewMat()
-	defer rim.Close()
+	found := cardsInEdges(edges, p)
+	if p.CardW <= 0 {
+		return found
+	}
+	// Where piles touch or overlap, cards fitted into the blob add what
+	// the outlines missed: a fitted card is kept unless its centre lies in
+	// an outline found in the edges (those are read more reliably).
+	fitted, _ := fitInBlobs(fg, edges, p)
+	return dedupQuads(fitted, found)
+}
+
+// offTableEdges is the edge map of img near what differs from the empty
+// table bg, with the outline of that difference, and the difference mask.
+func offTableEdges(img, bg gocv.Mat) (edges, fg gocv.Mat) {
+	edges = cardEdges(img)
+	fg = tableForeground(img, bg)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
+	near := gocv.NewMat()
+	defer near.Close()
+	gocv.DilateWithParams(fg, &near, k, image.Pt(-1, -1), 2, gocv.BorderConstant, color.RGBA{})
+	gocv.BitwiseAnd(edges, near, &edges)
+	rim := gocv.NewMat()
+	defer rim.Close()
 	gocv.MorphologyEx(fg, &rim, gocv.MorphGradient, k)
 	// A card cut by the image's border is closed along the border too.
 	w, h := fg.Cols(), fg.Rows()
@@ -96,15 +129,7 @@ func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
 		b.Close()
 	}
 	gocv.BitwiseOr(edges, rim, &edges)
-	found := cardsInEdges(edges, p)
-	if p.CardW <= 0 {
-		return found
-	}
-	// Where piles touch or overlap, cards fitted into the blob add what
-	// the outlines missed: a fitted card is kept unless its centre lies in
-	// an outline found in the edges (those are read more reliably).
-	fitted, _ := fitInBlobs(fg, edges, p)
-	return dedupQuads(fitted, found)
+	return edges, fg
 }
 
 // dedupQuads appends to kept each quad of qs whose centre lies in no quad

@@ -272,7 +272,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 // findCards finds the cards in the rectified centre, against the empty
 // table where the calibration has it.
 func (p *Pipeline) findCards() []Quad {
-	if !p.cfg.FitPiles || p.bg.Empty() {
+	if p.bg.Empty() {
 		return FindCards(p.rect, cardParams())
 	}
 	r := p.view.centre.Intersect(image.Rectangle{Max: image.Pt(p.bg.Cols(), p.bg.Rows())})
@@ -281,6 +281,9 @@ func (p *Pipeline) findCards() []Quad {
 	}
 	bgc := p.bg.Region(r)
 	defer bgc.Close()
+	if !p.cfg.FitPiles {
+		return FindCardsOffTable(p.rect, bgc, cardParams())
+	}
 	return FindCardsOnTable(p.rect, bgc, cardParams())
 }
 

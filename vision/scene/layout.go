@@ -9,15 +9,15 @@ import (
 
 // Table layout constants, in millimetres.
 const (
-	slotPitch    = CardW + 12 // distance between seat slot centres
-	zoneInset    = 22         // from the table edge to the near edge of seat cards
-	zoneDepth    = 170        // depth of a seat zone from the edge
-	cornerSpace  = 175        // kept free at each end of a side (markers)
-	markerSide   = 80         // the black marker square
-	paperSide    = 124        // the white sheet it is printed on
-	markerInset  = 28         // from the table edges to the sheet
-	cellW, cellH = CardW + 28, CardH + 26
-	rowCascade   = 16 // a C18 row card lies this far nearer the player than the one under it
+	slotPitch    = CardW + 12             // distance between seat slot centres
+	zoneInset    = 22                     // from the table edge to the near edge of seat cards
+	zoneDepth    = 170                    // depth of a seat zone from the edge
+	cornerSpace  = 175                    // kept free at each end of a side (markers)
+	markerSide   = 80                     // the black marker square
+	paperSide    = 124                    // the white sheet it is printed on
+	markerInset  = 28                     // from the table edges to the sheet
+	cellW, cellH = CardW + 36, CardH + 32 // room for a pile's jitter with a finger's width between piles
+	rowCascade   = 16                     // a C18 row card lies this far nearer the player than the one under it
 )
 
 // seat is one player's place at the table.

@@ -435,7 +435,7 @@ func (s *Scene) applyPlay(e sim.Event) error {
 			return fmt.Errorf("%w: pile %d does not exist", ErrEvent, e.Pile)
 		}
 	}
-	to := pose{p.base.c.add(Pt{h.sym(4.5), h.sym(4.5)}), p.base.a + h.sym(0.12)}
+	to := pose{p.base.c.add(Pt{h.sym(3), h.sym(3)}), p.base.a + h.sym(0.08)}
 	if len(p.cards) == 0 {
 		to = p.base
 	}
@@ -519,7 +519,7 @@ func (s *Scene) newPileBase(r *round, pi int, h *hrng) pose {
 		c = Pt{h.between(s.lay.centre[0]+CardW, s.lay.centre[2]-CardW), h.between(s.lay.centre[1]+CardH, s.lay.centre[3]-CardH)}
 	}
 	a := math.Atan2(st.Inward.Y, st.Inward.X) - math.Pi/2
-	return pose{c.add(Pt{h.sym(9), h.sym(7)}), a + h.sym(0.26)}
+	return pose{c.add(Pt{h.sym(5), h.sym(5)}), a + h.sym(0.15)}
 }
 
 // countGap is the gap (mm) between groups, rows and cards apart in the count.
