@@ -57,6 +57,9 @@ func refereeScene(t testing.TB, sc *scene.Scene, cal *calibration.File, settings
 	pc := DefaultPipelineConfig()
 	pc.Settings = settings
 	pc.FitPiles = os.Getenv("VISION_FIT_PILES") != ""
+	if s := os.Getenv("VISION_STRICT_STARTS"); s != "" {
+		pc.StrictStarts = s == "1"
+	}
 	p, err := NewPipeline(cal, pred, cfg, pc)
 	if err != nil {
 		t.Fatal(err)

@@ -33,10 +33,10 @@ func OpenSource(spec string, fps float64) (Source, error) {
 		fps = 30
 	}
 	if idx, err := strconv.Atoi(spec); err == nil {
-		return openCamera(spec, idx, "")
+		return asSource(openCamera(spec, idx, ""))
 	}
 	if strings.HasPrefix(spec, "/dev/video") {
-		return openCamera(spec, -1, spec)
+		return asSource(openCamera(spec, -1, spec))
 	}
 	st, err := os.Stat(spec)
 	if err != nil {
@@ -126,18 +126,29 @@ func (f *folderSource) Close() error { return nil }
 
 // cameraSource reopens the camera when it drops, for up to reopenFor.
 type cameraSource struct {
-	name  string
-	idx   int
-	dev   string
-	vc    *gocv.VideoCapture
-	start time.Time
+	name      string
+	idx       int
+	dev       string
+	vc        *gocv.VideoCapture
+	start     time.Time
+	reopenFor time.Duration
 }
 
+// reopenFor is how long a dropped camera is waited for: long enough to
+// plug a USB cable back in.
 const reopenFor = 10 * time.Second
 
-func openCamera(name string, idx int, dev string) (Source, error) {
-	c := &cameraSource{name: name, idx: idx, dev: dev, start: time.Now()}
+func openCamera(name string, idx int, dev string) (*cameraSource, error) {
+	c := &cameraSource{name: name, idx: idx, dev: dev, start: time.Now(), reopenFor: reopenFor}
 	if err := c.open(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// asSource keeps a nil *cameraSource from becoming a non-nil Source.
+func asSource(c *cameraSource, err error) (Source, error) {
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -162,7 +173,7 @@ func (c *cameraSource) open() error {
 }
 
 func (c *cameraSource) Read(dst *gocv.Mat) (int64, error) {
-	deadline := time.Now().Add(reopenFor)
+	deadline := time.Now().Add(c.reopenFor)
 	for {
 		if c.vc != nil && c.vc.Read(dst) && !dst.Empty() {
 			return time.Since(c.start).Milliseconds(), nil
@@ -172,9 +183,9 @@ func (c *cameraSource) Read(dst *gocv.Mat) (int64, error) {
 			c.vc = nil
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%w: camera %s dropped and did not come back within %v", ErrSource, c.name, reopenFor)
+			return 0, fmt.Errorf("%w: camera %s dropped and did not come back within %v", ErrSource, c.name, c.reopenFor)
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(min(500*time.Millisecond, c.reopenFor/4))
 		_ = c.open()
 	}
 }

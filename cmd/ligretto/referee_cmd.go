@@ -32,12 +32,23 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 	players := fs.Int("players", 0, "players, when calibrating from the source")
 	asJSON := fs.Bool("json", false, "print observations and verdicts as JSON lines, then the result")
 	weights := fs.String("weights", "", "classifier weights (default: the embedded weights)")
+	logPath := fs.String("log", "", "also write the referee's event log (JSON lines, one write per entry) to this new file; `ligretto replay FILE` rebuilds the state from it")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *src == "" || (*calPath == "" && (*players < 2 || *players > 12)) {
 		fs.Usage()
 		return errUsage
+	}
+	var opts []referee.Option
+	if *logPath != "" {
+		// A new file only: an earlier match's log is never overwritten.
+		lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("referee log: %w (choose a new file)", err)
+		}
+		defer lf.Close()
+		opts = append(opts, referee.WithLog(lf))
 	}
 	w, pred, err := predictor(*weights, false)
 	if err != nil {
@@ -97,7 +108,7 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
-	ref := referee.New()
+	ref := referee.New(opts...)
 	enc := json.NewEncoder(stdout)
 	apply := func(obs []referee.Observation) error {
 		for _, o := range obs {
@@ -151,6 +162,15 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		} else {
 			fmt.Fprintf(stdout, "rounds scored: %d; totals %v\n", len(res.Rounds), res.Totals)
 		}
+	}
+	if st := ref.State(); st.Phase == referee.PhasePlaying || st.Phase == referee.PhaseCounting {
+		// A video cut short: the round in progress is not scored, and the
+		// log keeps what was seen of it.
+		fmt.Fprintf(stderr, "the source ended during round %d (%s, %d piles seen): that round is not scored", st.Round, st.Phase, len(st.Piles))
+		if *logPath != "" {
+			fmt.Fprintf(stderr, "; %s holds what was seen", *logPath)
+		}
+		fmt.Fprintln(stderr)
 	}
 	if srcErr != nil {
 		return fmt.Errorf("%w (the scores so far are above)", srcErr)

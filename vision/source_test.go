@@ -1,0 +1,134 @@
+package vision
+
+import (
+	"errors"
+	"image"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gocv.io/x/gocv"
+)
+
+// writeClip writes n small MJPG frames, each a different grey, to path.
+func writeClip(t *testing.T, path string, n int) {
+	t.Helper()
+	w, err := gocv.VideoWriterFile(path, "MJPG", 30, 160, 120, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := gocv.NewMatWithSize(120, 160, gocv.MatTypeCV8UC3)
+	defer img.Close()
+	for i := range n {
+		img.SetTo(gocv.NewScalar(float64(20*i%250), 100, 50, 0))
+		gocv.Rectangle(&img, image.Rect(10+i, 10, 60+i, 80), color.RGBA{255, 255, 255, 0}, -1)
+		if err := w.Write(img); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+}
+
+// A camera that drops is reopened: here the "camera" is a video device
+// path OpenCV opens like any other (a file standing in for /dev/videoN,
+// since this machine has no camera), unplugged by moving the file away and
+// plugged back in while Read waits.
+func TestCameraSource_DropsAndComesBack(t *testing.T) {
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "video0.avi")
+	writeClip(t, dev, 5)
+	c, err := openCamera("test-camera", -1, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.reopenFor = 3 * time.Second
+	m := gocv.NewMat()
+	defer m.Close()
+	for i := range 5 {
+		if _, err := c.Read(&m); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+	}
+	// Unplugged: the stream ends and the device is gone for a moment.
+	away := filepath.Join(dir, "away.avi")
+	if err := os.Rename(dev, away); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		os.Rename(away, dev)
+	}()
+	start := time.Now()
+	if _, err := c.Read(&m); err != nil {
+		t.Fatalf("after the camera came back: %v", err)
+	}
+	if waited := time.Since(start); waited < 500*time.Millisecond {
+		t.Errorf("Read returned after %v, before the camera was back", waited)
+	}
+	if m.Empty() || m.Cols() != 160 {
+		t.Fatalf("frame after reopening: %dx%d", m.Cols(), m.Rows())
+	}
+	// Gone for good: a clear error once the wait is over.
+	for range 4 {
+		c.Read(&m)
+	}
+	if err := os.Remove(dev); err != nil {
+		t.Fatal(err)
+	}
+	c.reopenFor = 600 * time.Millisecond
+	_, err = c.Read(&m)
+	if !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "did not come back") {
+		t.Fatalf("camera gone: %v", err)
+	}
+}
+
+// A video cut short mid-frame (a copy that broke off) gives the frames
+// before the break, then ends; one that is no video at all is an error.
+func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "clip.avi")
+	writeClip(t, good, 30)
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.avi")
+	os.WriteFile(cut, b[:len(b)*2/3], 0o644)
+	src, err := OpenSource(cut, 30)
+	if err != nil {
+		t.Fatalf("a truncated video should still open: %v", err)
+	}
+	m := gocv.NewMat()
+	defer m.Close()
+	n := 0
+	for {
+		_, err := src.Read(&m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("frame %d: %v", n, err)
+		}
+		n++
+	}
+	src.Close()
+	if n < 10 || n >= 30 {
+		t.Errorf("truncated video gave %d frames, want the ones before the break", n)
+	}
+	junk := filepath.Join(dir, "junk.mkv")
+	os.WriteFile(junk, []byte("this is not a video, it only says it is"), 0o644)
+	if src, err := OpenSource(junk, 30); err == nil {
+		_, err = src.Read(&m)
+		src.Close()
+		if !errors.Is(err, ErrSource) {
+			t.Fatalf("junk video: read gave %v, want ErrSource", err)
+		}
+	} else if !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "junk.mkv") {
+		t.Fatalf("junk video: %v", err)
+	}
+}
