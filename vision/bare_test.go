@@ -59,13 +59,44 @@ func TestDecide_NewPileNotOne(t *testing.T) {
 			cfg := DefaultPipelineConfig()
 			cfg.StrictStarts = c.strict
 			p := &Pipeline{cfg: cfg, phase: referee.PhasePlaying, frame: 40}
-			p.piles = []*pile{{cand: red3, candN: 5, candConf: 0.95, born: 38, bornBare: c.bornBare, sawOne: c.sawOne}}
+			p.piles = []*pile{{cand: red3, candN: 6, candConf: 0.95, born: 38, bornBare: c.bornBare, sawOne: c.sawOne}}
 			obs := p.decide(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || obs[0].Kind != referee.ObsPileNew || obs[0].Card.Number != c.wantFirst {
 				t.Fatalf("got %+v", obs)
 			}
 			if last := obs[len(obs)-1]; *last.Card != red3 {
 				t.Fatalf("the pile must end showing %v: %+v", red3, obs)
+			}
+		})
+	}
+}
+
+// C7: a reading that would be a foul (or a jump) is committed only after
+// SurpriseStable quiet frames, one of them sure; the expected next card
+// after Stable frames. A 10 read as a 1 for a frame or two, or a card
+// still settling, must not become a violation.
+func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
+	red3 := referee.Face{Colour: referee.Red, Number: 3}
+	for _, c := range []struct {
+		name     string
+		cand     referee.Face
+		n        int
+		conf     float64
+		wantSeen bool
+	}{
+		{"the next card, 2 frames", referee.Face{Colour: referee.Red, Number: 4}, 2, 0.6, true},
+		{"a wrong colour, 2 frames", referee.Face{Colour: referee.Blue, Number: 4}, 2, 0.99, false},
+		{"a wrong colour, 6 unsure frames", referee.Face{Colour: referee.Blue, Number: 4}, 6, 0.7, false},
+		{"a wrong colour, 6 frames", referee.Face{Colour: referee.Blue, Number: 4}, 6, 0.95, true},
+		{"a lower number, 3 frames", referee.Face{Colour: referee.Red, Number: 1}, 3, 0.99, false},
+		{"a jump, 6 frames", referee.Face{Colour: referee.Red, Number: 6}, 6, 0.95, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			p.piles = []*pile{{id: 1, committed: red3, cand: c.cand, candN: c.n, candConf: c.conf}}
+			obs := p.decide(gocv.Mat{}, 1000)
+			if seen := len(obs) == 1 && *obs[0].Card == c.cand; seen != c.wantSeen {
+				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.cand, c.n, c.conf, obs, c.wantSeen)
 			}
 		})
 	}

@@ -32,17 +32,23 @@ type PipelineConfig struct {
 	// StopFrames is how many frames the centre must show face-down cards
 	// (the count after a stop) before counting starts.
 	StopFrames int
-	// A new pile whose first card read is not a 1 is reported as its 1
-	// with the rest inferred (the 1 was missed: hidden among touching
-	// piles, under hands, or covered within a moment by the next card when
-	// two players race on a new pile), since a legal play must never be
-	// reported as a violation. With StrictStarts, it is reported as is
-	// (C6) when the pile was found on a spot seen as bare table at most
-	// BareFrames frames before and no 1 was glimpsed on it. Off by
-	// default: a 1 covered by the next card within a few frames looks the
-	// same to the camera as a bad start.
+	// A new pile whose first card read is not a 1 breaks C6 only if the
+	// camera could have seen its 1: with StrictStarts it is reported as
+	// is when the pile was found on a spot seen as bare table at most
+	// BareFrames frames before and no 1 was glimpsed on it; otherwise (the
+	// spot was under hands or among touching piles) it is reported as its
+	// 1 with the rest inferred, since a legal play must never be reported
+	// as a violation. On by default: players need some 600 ms to see a 1
+	// and put a 2 on it, some 20 frames in which the camera sees the 1.
 	StrictStarts bool
 	BareFrames   int
+	// SurpriseStable is how many quiet frames (one of them at least
+	// OpenConfidence sure) a reading needs when it is not the expected
+	// next card (the next number of the pile's colour, or a 1 on a new
+	// pile): a jump, a foul or a bad start. A card still settling, a
+	// glimpse of a neighbour, or a 10 read as a 1 for a frame or two must
+	// not become a violation; a real foul stays in view far longer.
+	SurpriseStable int
 	// FitPiles finds the centre's cards against the calibration's empty
 	// table (FindCardsOnTable: closes outlines on yellow-on-beige edges,
 	// fits cards into heaps of touching or overlapping piles). Off by
@@ -55,7 +61,7 @@ type PipelineConfig struct {
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30}
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 30, SurpriseStable: 6}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -312,10 +318,15 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	var obs []referee.Observation
 	switch p.phase {
 	case referee.PhasePlaying:
-		// The stop: every pile's face vanished at once (the cards were
-		// gathered and turned over for the count).
-		committed, visible := 0, 0
+		// The stop: no pile shows its face any more and card backs lie in
+		// the centre (the piles were turned over to be sorted by owner).
+		// Backs are required: two piles under hands at once also hide
+		// every face.
+		committed, visible, backs := 0, 0, 0
 		for _, pl := range p.piles {
+			if pl.seen == p.frame && pl.back {
+				backs++
+			}
 			if pl.id > 0 {
 				committed++
 				if pl.seen == p.frame && !pl.back {
@@ -323,7 +334,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				}
 			}
 		}
-		if committed >= 2 && visible == 0 {
+		if committed >= 2 && visible == 0 && backs > 0 {
 			p.backFrames++
 		} else {
 			p.backFrames = 0
@@ -339,6 +350,9 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			}
 			if pl.id == 0 && pl.candConf < p.cfg.OpenConfidence && pl.candN < p.cfg.OpenStable {
 				continue
+			}
+			if !p.expected(pl) && (pl.candN < p.cfg.SurpriseStable || pl.candConf < p.cfg.OpenConfidence) {
+				continue // look twice before calling a foul or a jump
 			}
 			f := pl.cand
 			if pl.id == 0 {
@@ -377,6 +391,16 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		p.counted = true
 	}
 	return obs
+}
+
+// expected reports whether the pile's candidate is the card a legal play
+// puts on it next.
+func (p *Pipeline) expected(pl *pile) bool {
+	f := pl.cand
+	if pl.id == 0 {
+		return f.Number == 1
+	}
+	return f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
 }
 
 // stillFor is how many of the tracked piles were seen in this frame.

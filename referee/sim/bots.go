@@ -18,6 +18,31 @@ type turns struct {
 	fruitless int // restarts since the last play
 
 	playedThisPass map[string]bool // whether a player played since turning the hand over
+	landed         map[int]int64   // when each pile's top card landed
+}
+
+// seeMS is the least time from a card landing on a pile to the next card
+// landing on it: a player sees the new top some 250 ms after it lands and
+// needs some 350 ms more to put a card on it. (Without it bots raced a 2
+// onto a 1 within a few frames, a 1 that neither they nor a camera could
+// have seen.)
+const seeMS = 600
+
+// unseen drops the moves onto piles whose top landed too recently to have
+// been seen, and says how long until the first of them is seen.
+func (t *turns) unseen(moves []referee.Move) ([]referee.Move, int64) {
+	kept := moves[:0:0]
+	var wait int64
+	for _, m := range moves {
+		if at, ok := t.landed[m.Pile]; ok && m.Pile != referee.NewPile && t.clock-at < seeMS {
+			if w := seeMS - (t.clock - at); wait == 0 || w < wait {
+				wait = w
+			}
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept, wait
 }
 
 // cutsHand: under the leader rule players cut their hand when a whole pass
@@ -41,6 +66,11 @@ func (t *turns) act(i int) (bool, error) {
 		}
 	}
 	wait := t.jitter(b.reactionMS)
+	centre, notYet := t.unseen(centre)
+	if len(centre) == 0 && notYet > 0 {
+		t.next[i] = t.clock + notYet // a play is coming: look again once it is seen
+		return false, nil
+	}
 	switch {
 	case t.cfg.ErrorRate > 0 && t.rng.Float64() < t.cfg.ErrorRate && t.blunder(b.name):
 	case len(centre) > 0 && t.rng.Float64() < b.attention:
@@ -97,6 +127,7 @@ func (t *turns) play(name string, m referee.Move) error {
 
 func (t *turns) played(o referee.Outcome) error {
 	t.version++
+	t.landed[o.Pile] = t.clock
 	t.playedThisPass[o.Player] = true
 	t.plays++
 	t.fruitless = 0

@@ -175,7 +175,7 @@ func (s *sim) round(n int) (referee.RoundResult, error) {
 	for i, b := range s.bots {
 		next[i] = start + s.jitter(b.reactionMS)
 	}
-	t := &turns{sim: s, r: r, round: n, next: next, stopAt: -1, playedThisPass: map[string]bool{}}
+	t := &turns{sim: s, r: r, round: n, next: next, stopAt: -1, playedThisPass: map[string]bool{}, landed: map[int]int64{}}
 	for events := 0; ; events++ {
 		if events > maxEventsPerRound {
 			return referee.RoundResult{}, fmt.Errorf("%w: round %d after %d events (seed %d)", ErrRunaway, n, events, s.cfg.Seed)
