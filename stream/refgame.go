@@ -15,8 +15,8 @@ import (
 const DefaultFeedLen = 40
 
 // RefereeGame is a Controller over the observed referee, which is not safe
-// for concurrent use: every call goes through one mutex. The pipeline (the
-// camera's observations, or the simulator's in the demo) calls Apply; the
+// for concurrent use: every call goes through one mutex. The vision
+// pipeline (on a camera, or on the demo's rendered table) calls Apply; the
 // console's actions become operator observations.
 type RefereeGame struct {
 	mu      sync.Mutex
@@ -137,6 +137,14 @@ func (g *RefereeGame) EnrolBack(player, back string) error {
 	g.roster[i].Back = back
 	g.touchLocked()
 	return nil
+}
+
+// RefereeState returns the referee's own state: what a source that
+// annotates its frames with the calls (the demo) draws.
+func (g *RefereeGame) RefereeState() referee.State {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ref.State()
 }
 
 // State implements Controller.

@@ -47,6 +47,10 @@ func TestRefereeGame_Scoreboard(t *testing.T) {
 	if last.Kind != referee.ObsRoundEnd || (last.Rule != referee.C14 && last.Rule != referee.C15) {
 		t.Fatalf("feed %+v", last)
 	}
+	// The referee's own state, as the demo draws it, agrees.
+	if rs := g.RefereeState(); rs.Phase != referee.PhaseBetween || rs.Match == nil || rs.Match.Totals["P1"] != 2 || rs.Round != st.Round {
+		t.Fatalf("referee state %+v", rs)
+	}
 }
 
 // TestRefereeGame_FeedIsBounded: the feed keeps the newest verdicts across

@@ -32,7 +32,7 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", "[--source demo] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
-	source := fs.String("source", "demo", "what to stream: demo (simulated matches, rendered and refereed live)")
+	source := fs.String("source", "demo", "what to stream: demo (simulated matches, rendered, and refereed live by the vision pipeline)")
 	players := fs.Int("players", 4, "with --source demo: players at the simulated table, 2 to 12")
 	speed := fs.Float64("speed", 1, "with --source demo: how many times faster than real time the matches run")
 	addr := fs.String("addr", ":8080", "HTTP address for the spectator page, the console, WHEP and the API")

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,12 +13,15 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"ligretto/stream"
 )
 
 // TestServe_DemoInARealBrowser runs `ligretto serve --source demo` and
 // opens the spectator page in Debian's chromium: the video plays (WebRTC
 // stats count decoded frames of the rendered table), the scoreboard fills
-// with the simulated players, and referee calls appear in the feed. With
+// with the players the camera pipeline calibrated, and its calls on cards
+// appear in the feed (every one by the camera, says the API). With
 // LIGRETTO_SCREENSHOTS=DIR it leaves demo.png there.
 func TestServe_DemoInARealBrowser(t *testing.T) {
 	chrome, err := findChromium()
@@ -73,9 +78,30 @@ func TestServe_DemoInARealBrowser(t *testing.T) {
 		60*time.Second, func(s string) bool { return s != "0" && s != "" })
 	until("video size", `String(document.getElementById('video').videoWidth)`, 20*time.Second, func(s string) bool { return s == "1280" })
 	until("scoreboard", `[...document.querySelectorAll('#scores tr .name span:nth-child(2)')].map(e => e.textContent).join(',')`,
-		20*time.Second, func(s string) bool { return s == "P1,P2,P3,P4" || strings.Count(s, "P") == 4 })
+		60*time.Second, func(s string) bool { return s == "P1,P2,P3,P4" || strings.Count(s, "P") == 4 })
 	until("a referee call on a card", `[...document.querySelectorAll('#feed li')].map(e => e.textContent).join('|')`,
 		60*time.Second, func(s string) bool { return strings.Contains(s, " on ") || strings.Contains(s, "new pile") })
+	tok := regexp.MustCompile(`operator token \(shown once\): (\S+)`).FindStringSubmatch(stdout.String())
+	if tok == nil {
+		t.Fatalf("no operator token printed: %q", stdout.String())
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/state", nil)
+	req.Header.Set("Authorization", "Bearer "+tok[1])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st stream.GameState
+	err = json.NewDecoder(res.Body).Decode(&st)
+	res.Body.Close()
+	if err != nil || len(st.Feed) == 0 {
+		t.Fatalf("state: %v, %d feed items", err, len(st.Feed))
+	}
+	for _, f := range st.Feed {
+		if f.By != "camera" {
+			t.Errorf("feed item %s (%s) by %q, want the camera pipeline's", f.Kind, f.Reason, f.By)
+		}
+	}
 	if dir := os.Getenv("LIGRETTO_SCREENSHOTS"); dir != "" {
 		time.Sleep(8 * time.Second) // past the first seconds, when the picture is still catching up
 		png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())

@@ -11,13 +11,15 @@ import (
 )
 
 // demoFrames is the built-in source: simulated matches rendered live as a
-// camera above the table would see them (vision/demo). Frames go to the
-// stream; what a camera would observe goes to the referee game. A frame
+// camera above the table would see them, calibrated and refereed through
+// the vision pipeline (vision/demo). The annotated frames go to the
+// stream; what the pipeline observes goes to the referee game. A frame
 // the server is not ready for is dropped, so the picture stays live. The
 // operator may interfere (start a match, undo): observations the referee
 // refuses then are logged and skipped.
 func demoFrames(ctx context.Context, cfg demo.Config, game *stream.RefereeGame, log *slog.Logger) <-chan stream.Frame {
 	out := make(chan stream.Frame, 1)
+	cfg.Log = log
 	go func() {
 		defer close(out)
 		var seq uint64
@@ -27,14 +29,16 @@ func demoFrames(ctx context.Context, cfg demo.Config, game *stream.RefereeGame, 
 			case out <- stream.Frame{Image: f.Image, Seq: seq, Time: time.Now()}:
 			default: // the encoder is busy: this frame is skipped
 			}
-		}, func(o referee.Observation) {
-			if _, err := game.Apply(o); err != nil {
-				log.Debug("demo observation refused", slog.String("kind", string(o.Kind)), slog.Any("err", err))
-			}
-		})
+		}, gameReferee{game})
 		if err != nil && ctx.Err() == nil {
 			log.Error("demo source stopped", slog.Any("err", err))
 		}
 	}()
 	return out
 }
+
+// gameReferee lets the demo feed the game and draw the referee's state.
+type gameReferee struct{ g *stream.RefereeGame }
+
+func (r gameReferee) Apply(o referee.Observation) (referee.Verdict, error) { return r.g.Apply(o) }
+func (r gameReferee) State() referee.State                                 { return r.g.RefereeState() }

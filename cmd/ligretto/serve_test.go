@@ -39,7 +39,9 @@ func (l *lockedBuffer) String() string {
 
 // TestServe_DemoServesPagesAndState: `serve` with the demo source serves
 // the page, refuses control without the token, fills the scoreboard from
-// the simulated match, and stops cleanly when its context ends.
+// what the camera pipeline reads off the rendered table once it has
+// calibrated from the preamble (about 11 s at real speed), and stops
+// cleanly when its context ends.
 func TestServe_DemoServesPagesAndState(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -98,8 +100,9 @@ func TestServe_DemoServesPagesAndState(t *testing.T) {
 	}
 	var st struct {
 		Players []struct{ Name string } `json:"players"`
+		Feed    []stream.FeedItem       `json:"feed"`
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(st.Players) != 4; {
+	for deadline := time.Now().Add(60 * time.Second); len(st.Players) != 4; {
 		code, body := get("/api/state", token)
 		if code != 200 || json.Unmarshal([]byte(body), &st) != nil {
 			t.Fatalf("state: %d %s", code, body)
@@ -108,6 +111,14 @@ func TestServe_DemoServesPagesAndState(t *testing.T) {
 			t.Fatalf("the demo match did not start: %s", body)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if len(st.Feed) == 0 {
+		t.Fatal("a match with an empty feed")
+	}
+	for _, f := range st.Feed {
+		if f.By != "camera" {
+			t.Errorf("feed item %s by %q, want the camera pipeline's", f.Kind, f.By)
+		}
 	}
 	cancel()
 	select {
@@ -158,15 +169,29 @@ func TestServe_BadArguments(t *testing.T) {
 }
 
 // TestDemoFrames: the demo source streams rendered frames with increasing
-// numbers, feeds the referee a match, and stops with its context.
+// numbers, feeds the referee what the camera pipeline reads off them (a
+// match, then a pile), and stops with its context.
 func TestDemoFrames(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	game := stream.NewRefereeGame(referee.New(), nil)
 	cfg := demo.DefaultConfig()
-	cfg.Speed = 40 // the calibration preamble takes 10 simulated seconds
+	cfg.Players, cfg.Speed, cfg.FPS = 2, 4, 50
+	cfg.Scene.Width, cfg.Scene.Height = 640, 360 // quicker to render; the pipeline reads it as well
 	frames := demoFrames(ctx, cfg, game, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var last uint64
-	for i := 0; i < 40; i++ {
+	piled := func() bool {
+		for _, f := range game.State().Feed {
+			if f.Kind == referee.ObsPileNew {
+				return true
+			}
+		}
+		return false
+	}
+	for i, deadline := 0, time.Now().Add(60*time.Second); !piled(); i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("no pile observed after %d frames; state %+v", i, game.State())
+		}
 		f := <-frames
 		if b := f.Image.Bounds(); b.Dx() != cfg.Scene.Width || b.Dy() != cfg.Scene.Height {
 			t.Fatalf("size %v", b)
@@ -179,7 +204,13 @@ func TestDemoFrames(t *testing.T) {
 	cancel()
 	for range frames {
 	}
-	if game.State().Phase == referee.PhaseNoMatch {
-		t.Fatal("the demo fed the referee no match")
+	st := game.State()
+	if st.Phase == referee.PhaseNoMatch || len(st.Players) != 2 {
+		t.Fatalf("the demo fed the referee no match: %+v", st)
+	}
+	for _, f := range st.Feed {
+		if f.By != "camera" {
+			t.Errorf("feed item %s by %q, want the camera pipeline's", f.Kind, f.By)
+		}
 	}
 }

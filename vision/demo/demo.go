@@ -1,23 +1,27 @@
 // Package demo is the built-in source that needs no camera: simulated
 // matches (referee/sim) rendered live as a camera would see them
-// (vision/scene), one after another, with what a camera would observe
-// passed on for the referee.
+// (vision/scene), one after another. Each match is calibrated from its
+// rendered preamble and refereed through the vision pipeline, as a real
+// camera would be: the referee sees only what the pipeline reads from the
+// pictures, and the pictures are annotated by the pipeline.
 package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
-	"image/color"
-	"image/draw"
+	"io"
+	"log/slog"
 	"time"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
+	"gocv.io/x/gocv"
 
+	"ligretto/calibration"
+	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/vision"
 	"ligretto/vision/scene"
 )
 
@@ -30,6 +34,10 @@ type Config struct {
 	ErrorRate float64 // illegal plays on purpose, so the referee has something to call
 	Deadlock  referee.DeadlockRule
 	Scene     scene.Config
+	// Log gets the demo's progress (calibrations made and failed, matches
+	// over) and, at debug level, the observations the referee refused.
+	// nil: none.
+	Log *slog.Logger
 }
 
 // DefaultConfig plays four players at real speed, 25 frames a second.
@@ -37,145 +45,286 @@ func DefaultConfig() Config {
 	return Config{Players: 4, Seed: 1, FPS: 25, Speed: 1, ErrorRate: 0.03, Deadlock: referee.DeadlockRestart, Scene: scene.DefaultConfig()}
 }
 
-// Frame is one rendered frame: the picture, where the visible pile tops
-// lie in it, and the simulated clock it shows.
-type Frame struct {
-	Image  *image.RGBA
-	TimeMS int64
-	Truth  []scene.CardTruth
-	Match  int // which match of the run (1, 2, ...)
+// Referee takes the pipeline's observations; its state is drawn on the
+// frames. *referee.Referee is one; the server passes its game.
+type Referee interface {
+	Apply(referee.Observation) (referee.Verdict, error)
+	State() referee.State
 }
 
+// Frame is one rendered, annotated frame.
+type Frame struct {
+	Image  *image.RGBA
+	TimeMS int64 // the simulated clock it shows
+	// Truth is where the scene put the cards, for tests: the annotation
+	// and the referee do not use it.
+	Truth []scene.CardTruth
+	Match int    // which match of the run (1, 2, ...)
+	Seed  uint64 // the match's seed
+	// Calibrating is true while the demo calibrates from the preamble; the
+	// pipeline reads (and the referee is fed) only after it.
+	Calibrating bool
+}
+
+// calStepMS bounds the simulated time between two frames the calibrator
+// sees: it needs a few still frames of each player's back, which a high
+// Speed would skip.
+const calStepMS = 50
+
+// maxCalFailures is how many matches in a row may fail to calibrate
+// before Run gives up: past that the scene or the calibrator is broken,
+// not the seed unlucky.
+const maxCalFailures = 5
+
+// errNotCalibrated marks a match whose preamble did not calibrate.
+var errNotCalibrated = errors.New("demo: not calibrated")
+
 // Run plays matches until ctx ends. Each frame goes to frames (a new image
-// each time: the receiver may keep it); each observation a camera would
-// make goes to observe, when the frame that shows it is rendered. It
-// returns ctx's error, or the first error of the simulator or renderer.
-func Run(ctx context.Context, cfg Config, frames func(Frame), observe func(referee.Observation)) error {
+// each time: the receiver may keep it); what the pipeline observes goes
+// to ref, whose state is drawn on the next frames. A match whose preamble
+// does not calibrate is logged and skipped for the next seed. Run returns
+// ctx's error, or the first error of the simulator, renderer or pipeline.
+func Run(ctx context.Context, cfg Config, frames func(Frame), ref Referee) error {
 	if cfg.FPS <= 0 || cfg.Speed <= 0 {
 		return fmt.Errorf("demo: fps %v and speed %v must be positive", cfg.FPS, cfg.Speed)
 	}
+	if cfg.Log == nil {
+		cfg.Log = discard()
+	}
+	w, err := model.Default()
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	pred, err := model.NewFast(w)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	defer pred.Close()
+	std, err := vision.StandardBacks(pred, w.Config)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	r := &runner{cfg: cfg, frames: frames, ref: ref, pred: pred, mcfg: w.Config, std: std, frame: gocv.NewMat(), rgba: gocv.NewMat()}
+	defer r.frame.Close()
+	defer r.rgba.Close()
+	failed := 0
 	for match := 1; ctx.Err() == nil; match++ {
-		if err := playMatch(ctx, cfg, match, frames, observe); err != nil {
+		err := r.playMatch(ctx, match)
+		switch {
+		case errors.Is(err, errNotCalibrated):
+			if failed++; failed >= maxCalFailures {
+				return fmt.Errorf("demo: %d matches in a row did not calibrate: %w", failed, err)
+			}
+		case err != nil:
 			return err
+		default:
+			failed = 0
 		}
 	}
 	return ctx.Err()
 }
 
-func playMatch(ctx context.Context, cfg Config, match int, frames func(Frame), observe func(referee.Observation)) error {
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+type runner struct {
+	cfg    Config
+	frames func(Frame)
+	ref    Referee
+	pred   model.Predictor
+	mcfg   model.Config
+	std    []vision.BackPrototype
+	frame  gocv.Mat // the rendered frame, BGR
+	rgba   gocv.Mat
+}
+
+func (r *runner) playMatch(ctx context.Context, match int) error {
+	cfg := r.cfg
 	seed := cfg.Seed + uint64(match-1)
 	var events []sim.Event
 	if _, err := sim.Run(sim.Config{Players: cfg.Players, Seed: seed, Match: true, ErrorRate: cfg.ErrorRate, Deadlock: cfg.Deadlock},
 		func(e sim.Event) error { events = append(events, e); return nil }); err != nil {
 		return fmt.Errorf("demo match %d: %w", match, err)
 	}
+	if len(events) == 0 || events[0].Kind != sim.EvMatch || events[0].Settings == nil {
+		return fmt.Errorf("demo match %d: the timeline does not open with the match", match)
+	}
 	sc, err := scene.New(cfg.Scene, referee.DefaultPlayers(cfg.Players), seed)
 	if err != nil {
 		return err
 	}
-	look := sc.Lookahead()
-	start := sc.Start()
-	applied, observed := 0, 0
-	// The match is set up before the calibration preamble, so that
-	// spectators see the players while the table is calibrated.
-	if events[0].Kind == sim.EvMatch {
-		if err := sc.Apply(events[0]); err != nil {
-			return fmt.Errorf("demo match %d: %w", match, err)
-		}
-		for _, o := range events[0].Observations() {
-			observe(o)
-		}
-		applied, observed = 1, 1
+	cal, err := vision.NewCalibrator(cfg.Players, r.pred, r.mcfg, vision.WithStandardBacks(r.std))
+	if err != nil {
+		return err
 	}
+	defer cal.Close()
+	var pipe *vision.Pipeline
+	defer func() {
+		if pipe != nil {
+			pipe.Close()
+		}
+	}()
+	look := sc.Lookahead()
+	clock := float64(sc.Start()) // simulated ms
+	applied := 0
 	tick := time.NewTicker(time.Duration(float64(time.Second) / cfg.FPS))
 	defer tick.Stop()
-	t0 := time.Now()
+	last := time.Now()
 	for {
-		shown := start + int64(float64(time.Since(t0).Milliseconds())*cfg.Speed)
+		shown := int64(clock)
 		// The scene needs events up to a lookahead past what it shows:
-		// a card leaves the player's hand before it lands.
-		for applied < len(events) && events[applied].TimeMS <= shown+look {
+		// a card leaves the player's hand before it lands. The match is
+		// set up before the preamble, so that spectators see the players
+		// while the table is calibrated.
+		for applied < len(events) && (applied == 0 || events[applied].TimeMS <= shown+look) {
 			if err := sc.Apply(events[applied]); err != nil {
 				return fmt.Errorf("demo match %d: %w", match, err)
 			}
 			applied++
 		}
-		for observed < applied && events[observed].TimeMS <= shown {
-			for _, o := range events[observed].Observations() {
-				observe(o)
-			}
-			observed++
-		}
-		if observed == len(events) && shown > events[len(events)-1].TimeMS+5000 {
+		if applied == len(events) && shown > events[len(events)-1].TimeMS+5000 {
+			r.matchOver(pipe, match, seed)
 			return nil
 		}
-		img := image.NewRGBA(image.Rect(0, 0, cfg.Scene.Width, cfg.Scene.Height))
-		truth, err := sc.RenderRGBA(shown, img)
+		truth, err := sc.Render(shown, &r.frame)
 		if err != nil {
 			return err
 		}
-		annotate(img, truth)
-		frames(Frame{Image: img, TimeMS: shown, Truth: truth, Match: match})
+		if pipe == nil {
+			if pipe, err = r.calibrate(cal, events[0], shown, match, seed); err != nil {
+				return err
+			}
+		} else if err := r.observe(pipe, shown); err != nil {
+			return fmt.Errorf("demo match %d: %w", match, err)
+		}
+		img, err := r.image()
+		if err != nil {
+			return err
+		}
+		r.frames(Frame{Image: img, TimeMS: shown, Truth: truth, Match: match, Seed: seed, Calibrating: pipe == nil})
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		now := time.Now()
+		step := float64(now.Sub(last)) / float64(time.Millisecond) * cfg.Speed
+		last = now
+		if pipe == nil {
+			step = min(step, calStepMS)
+		}
+		clock += step
 	}
 }
 
-var faceColours = map[referee.Colour]color.RGBA{
-	referee.Red: {229, 57, 53, 255}, referee.Green: {46, 157, 72, 255},
-	referee.Blue: {30, 123, 224, 255}, referee.Yellow: {245, 197, 24, 255},
-}
-
-// annotate outlines each pile top and labels it. The readings come from
-// the simulation, not from vision: the demo shows what the referee is fed.
-func annotate(img *image.RGBA, truth []scene.CardTruth) {
-	for _, t := range truth {
-		if t.Role != scene.RolePile {
-			continue
+// matchOver logs the end of the simulated match, with what the pipeline
+// cost, and warns when the referee did not see it end: it then refuses
+// the next match until the operator ends the round.
+func (r *runner) matchOver(p *vision.Pipeline, match int, seed uint64) {
+	attrs := []any{slog.Int("match", match), slog.Uint64("seed", seed)}
+	if p != nil {
+		if t := p.Timing(); t.Frames > 0 {
+			per := (t.Rectify + t.Motion + t.Detect + t.Classify + t.Track) / time.Duration(t.Frames)
+			attrs = append(attrs, slog.Int("frames", t.Frames), slog.Duration("pipeline_per_frame", per))
 		}
-		c := faceColours[t.Card.Colour]
-		if t.Hand {
-			c = color.RGBA{255, 255, 255, 255}
-		}
-		for i := range 4 {
-			a, b := t.Quad[i], t.Quad[(i+1)%4]
-			line(img, int(a.X), int(a.Y), int(b.X), int(b.Y), c)
-		}
-		x, y := int(t.Quad[0].X), int(t.Quad[0].Y)-6
-		label(img, fmt.Sprintf("#%d %s", t.Pile, t.Card.Face), x, y)
 	}
-	label(img, "DEMO: simulated table", 12, 20)
+	r.cfg.Log.Info("demo match over", attrs...)
+	if ph := r.ref.State().Phase; ph == referee.PhasePlaying || ph == referee.PhaseCounting {
+		r.cfg.Log.Warn("demo: the referee is still in a round the camera did not see end; it will refuse the next match until the operator ends the round",
+			slog.String("phase", string(ph)))
+	}
 }
 
-func line(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
-	n := max(abs(x1-x0), abs(y1-y0), 1)
-	for i := 0; i <= n; i++ {
-		x, y := x0+(x1-x0)*i/n, y0+(y1-y0)*i/n
-		for d := -1; d <= 1; d++ {
-			if (image.Point{x + d, y}).In(img.Rect) {
-				img.SetRGBA(x+d, y, c)
+// calibrate feeds the calibrator the frame at shown (still in r.frame)
+// and captions it. Once every player is enrolled it returns the pipeline,
+// after opening the match with its observations. A preamble that ends
+// before that is errNotCalibrated.
+func (r *runner) calibrate(cal *vision.Calibrator, opening sim.Event, shown int64, match int, seed uint64) (*vision.Pipeline, error) {
+	log := r.cfg.Log
+	fail := func(err error) (*vision.Pipeline, error) {
+		log.Warn("demo: the table did not calibrate; trying the next seed", slog.Int("match", match), slog.Uint64("seed", seed), slog.Any("err", err))
+		return nil, fmt.Errorf("%w: seed %d: %v", errNotCalibrated, seed, err)
+	}
+	if err := cal.Add(r.frame); err != nil {
+		return fail(err)
+	}
+	if !cal.Done() {
+		if shown >= 0 {
+			return fail(fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, cal.Stage()))
+		}
+		vision.Caption(&r.frame, "DEMO: simulated table. Calibrating: "+cal.Stage())
+		return nil, nil
+	}
+	f, err := cal.File()
+	if err != nil {
+		return fail(err)
+	}
+	pc := vision.DefaultPipelineConfig()
+	pc.Settings = *opening.Settings
+	p, err := vision.NewPipeline(f, r.pred, r.mcfg, pc)
+	if err != nil {
+		return fail(err)
+	}
+	log.Info("demo: calibrated from the rendered preamble", slog.Int("match", match), slog.Uint64("seed", seed), slog.String("backs", backs(f)))
+	r.apply(p.Start(max(shown, 0)))
+	if err := p.Annotate(&r.frame, r.ref.State()); err != nil {
+		p.Close()
+		return nil, err
+	}
+	vision.Caption(&r.frame, "DEMO: simulated table. Calibrated: the vision pipeline referees from here")
+	return p, nil
+}
+
+func backs(f *calibration.File) string {
+	s := ""
+	for i, seat := range f.Seats {
+		if i > 0 {
+			s += " "
+		}
+		s += seat.Player + "=" + seat.Back
+	}
+	return s
+}
+
+// observe runs the pipeline on the frame at shown (in r.frame), feeds the
+// referee what it observed and annotates the frame with the outcome.
+func (r *runner) observe(p *vision.Pipeline, shown int64) error {
+	obs, err := p.Process(r.frame, shown)
+	if err != nil {
+		return err
+	}
+	r.apply(obs)
+	if err := p.Annotate(&r.frame, r.ref.State()); err != nil {
+		return err
+	}
+	vision.Caption(&r.frame, "DEMO: simulated table, refereed from this picture by the vision pipeline")
+	return nil
+}
+
+// apply passes observations to the referee. One it refuses (the operator
+// changed the match, or the camera missed the end of the last one)
+// changes nothing and is skipped.
+func (r *runner) apply(obs []referee.Observation) {
+	for _, o := range obs {
+		if _, err := r.ref.Apply(o); err != nil {
+			var v *referee.Violation
+			if !errors.As(err, &v) {
+				r.cfg.Log.Debug("demo: observation refused", slog.String("kind", string(o.Kind)), slog.Any("err", err))
 			}
-			if (image.Point{x, y + d}).In(img.Rect) {
-				img.SetRGBA(x, y+d, c)
-			}
 		}
 	}
 }
 
-func abs(v int) int {
-	if v < 0 {
-		return -v
+// image copies the annotated BGR frame into a new RGBA image.
+func (r *runner) image() (*image.RGBA, error) {
+	gocv.CvtColor(r.frame, &r.rgba, gocv.ColorBGRToRGBA)
+	b, err := r.rgba.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
 	}
-	return v
-}
-
-// label writes s in white on a dark box with its baseline at (x, y).
-func label(img *image.RGBA, s string, x, y int) {
-	r := image.Rect(x-2, y-12, x+7*len(s)+2, y+3).Intersect(img.Rect)
-	draw.Draw(img, r, image.NewUniform(color.RGBA{0, 0, 0, 160}), image.Point{}, draw.Over)
-	d := font.Drawer{Dst: img, Src: image.White, Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-	d.DrawString(s)
+	img := image.NewRGBA(image.Rect(0, 0, r.rgba.Cols(), r.rgba.Rows()))
+	if len(b) != len(img.Pix) {
+		return nil, fmt.Errorf("demo: frame of %d bytes for %v", len(b), img.Rect)
+	}
+	copy(img.Pix, b)
+	return img, nil
 }
