@@ -35,9 +35,12 @@ type Calibrator struct {
 	bg       gocv.Mat // the empty table, 8-bit, work scale
 	rect     gocv.Mat
 	prev     gocv.Mat
-	seen     int     // frames with one still card
-	gone     int     // frames without a card since the last one
-	at       []Point // positions of the current card (work px)
+	light    *relighter // relights bg
+	relit    gocv.Mat   // the empty table under the current frame's light
+	seen     int        // frames with one still card
+	gone     int        // frames the shown card's place looked empty since it was last seen
+	last     Quad       // where the shown card was last seen
+	at       []Point    // positions of the current card (work px)
 	embs     [][]float32
 	enrolled []enrolment
 }
@@ -71,7 +74,7 @@ func NewCalibrator(players int, pred model.Predictor, mcfg model.Config, opts ..
 		return nil, fmt.Errorf("%w: %d players, want 2 to 12 (C2)", calibration.ErrZone, players)
 	}
 	c := &Calibrator{players: players, pred: pred, mcfg: mcfg, markerMM: calibration.DefaultMarkerMM,
-		bgSum: gocv.NewMat(), bg: gocv.NewMat(), rect: gocv.NewMat(), prev: gocv.NewMat()}
+		bgSum: gocv.NewMat(), bg: gocv.NewMat(), rect: gocv.NewMat(), prev: gocv.NewMat(), relit: gocv.NewMat()}
 	for _, o := range opts {
 		o(c)
 	}
@@ -84,6 +87,10 @@ func (c *Calibrator) Close() {
 	c.bg.Close()
 	c.rect.Close()
 	c.prev.Close()
+	c.relit.Close()
+	if c.light != nil {
+		c.light.Close()
+	}
 	if c.view != nil {
 		c.view.Close()
 	}
@@ -108,7 +115,7 @@ func (c *Calibrator) Stage() string {
 const (
 	bgFrames    = 5
 	enrolStill  = 4 // frames a shown back must lie still before it is read
-	enrolGone   = 5 // frames without it before the next player
+	enrolGone   = 5 // frames its place must look bare before the next player
 	enrolMaxEmb = 6
 )
 
@@ -136,6 +143,11 @@ func (c *Calibrator) Add(frame gocv.Mat) error {
 		c.bgN++
 		if c.bgN == bgFrames {
 			c.bgSum.ConvertToWithParams(&c.bg, gocv.MatTypeCV8UC3, 1.0/bgFrames, 0)
+			l, err := newRelighter(c.bg)
+			if err != nil {
+				return fmt.Errorf("calibrate: %w", err)
+			}
+			c.light = l
 		}
 		return nil
 	}
@@ -193,25 +205,49 @@ func (c *Calibrator) enrol(frame gocv.Mat) error {
 		quiet = motionFraction(c.rect, c.prev, image.Rectangle{Max: c.view.full}) < 0.002
 	}
 	c.rect.CopyTo(&c.prev)
-	quads := foregroundCards(c.rect, c.bg)
-	if len(quads) != 1 {
-		if len(quads) == 0 {
+	// The light drifts while the players take turns (a lamp, the sun, the
+	// camera's auto exposure): compare with the empty table relit to match.
+	if err := c.light.relight(c.rect, &c.relit); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	fg := shownForeground(c.rect, c.relit)
+	defer fg.Close()
+	quads := cardsInMask(fg)
+	if len(c.embs) > 0 {
+		// The shown card is gone once its place is bare again, not merely
+		// when it stops looking like a lone card (a hand on it, reaching
+		// to take it, hides its outline).
+		if maskFraction(fg, c.last) < 0.1 {
 			c.gone++
-			if c.gone >= enrolGone && len(c.embs) >= 2 {
-				c.finish()
-			}
+		} else {
+			c.gone = 0
 		}
+		if c.gone >= enrolGone {
+			c.endShow()
+		}
+	}
+	if len(quads) != 1 {
 		c.seen = 0
 		return nil
 	}
-	c.gone = 0
 	q := quads[0]
 	x, y := q.Centre()
 	if !quiet {
 		c.seen = 0
 		return nil
 	}
-	if c.seen++; c.seen < enrolStill || len(c.embs) >= enrolMaxEmb {
+	if c.seen++; c.seen < enrolStill {
+		return nil
+	}
+	if len(c.at) > 0 {
+		// A still card elsewhere is the next player's, even if the last
+		// one's place never looked bare for long enough in between.
+		m := meanPoint(c.at)
+		if math.Hypot(x-m.X, y-m.Y) > calibration.CardWMM*WorkPxPerMM {
+			c.endShow()
+		}
+	}
+	if len(c.embs) >= enrolMaxEmb {
 		return nil
 	}
 	var cam Quad
@@ -231,17 +267,26 @@ func (c *Calibrator) enrol(frame gocv.Mat) error {
 	}
 	c.embs = append(c.embs, preds[0].Embedding)
 	c.at = append(c.at, Point{x, y})
+	c.last, c.gone = q, 0
 	return nil
 }
 
-func (c *Calibrator) finish() {
-	var m Point
-	for _, p := range c.at {
-		m.X += p.X / float64(len(c.at))
-		m.Y += p.Y / float64(len(c.at))
+// endShow ends the current player's showing: it enrols their back if it
+// was read often enough (one glimpse may be a misread), and waits for the next.
+func (c *Calibrator) endShow() {
+	if len(c.embs) >= 2 {
+		c.enrolled = append(c.enrolled, enrolment{at: meanPoint(c.at), emb: model.MeanEmbedding(c.embs...)})
 	}
-	c.enrolled = append(c.enrolled, enrolment{at: m, emb: model.MeanEmbedding(c.embs...)})
-	c.embs, c.at = nil, nil
+	c.embs, c.at, c.gone = nil, nil, 0
+}
+
+func meanPoint(ps []Point) Point {
+	var m Point
+	for _, p := range ps {
+		m.X += p.X / float64(len(ps))
+		m.Y += p.Y / float64(len(ps))
+	}
+	return m
 }
 
 // File returns the calibration once Done.
@@ -310,20 +355,37 @@ func motionFraction(a, b gocv.Mat, r image.Rectangle) float64 {
 	return float64(gocv.CountNonZero(d)) / math.Max(1, float64(r.Dx()*r.Dy()))
 }
 
-// foregroundCards finds card outlines in rect where it differs from the
-// empty table bg (same size).
-func foregroundCards(rect, bg gocv.Mat) []Quad {
-	mask := foreground(rect, bg)
-	defer mask.Close()
-	return cardsInMask(mask)
-}
-
 // foreground is the mask of pixels that differ from the empty table.
 func foreground(rect, bg gocv.Mat) gocv.Mat {
 	d := gocv.NewMat()
 	gocv.AbsDiff(rect, bg, &d)
 	gocv.CvtColor(d, &d, gocv.ColorBGRToGray)
 	gocv.Threshold(d, &d, 28, 255, gocv.ThresholdBinary)
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k.Close()
+	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)
+	k7 := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
+	defer k7.Close()
+	gocv.MorphologyEx(d, &d, gocv.MorphClose, k7)
+	return d
+}
+
+// shownForeground is the mask of pixels of rect that differ from relit,
+// the empty table under the same light. It is more sensitive than
+// foreground, which the pipeline uses against a background that the light
+// has drifted away from: a back can be nearly the table's colour (a green
+// back on green felt), so it takes the channel that differs most, not the
+// grey level, and a lower threshold, which the relit table affords.
+func shownForeground(rect, relit gocv.Mat) gocv.Mat {
+	d := gocv.NewMat()
+	gocv.AbsDiff(rect, relit, &d)
+	ch := gocv.Split(d)
+	gocv.Max(ch[0], ch[1], &d)
+	gocv.Max(d, ch[2], &d)
+	for _, m := range ch {
+		m.Close()
+	}
+	gocv.Threshold(d, &d, 20, 255, gocv.ThresholdBinary)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)
@@ -362,4 +424,15 @@ func cardsInMask(mask gocv.Mat) []Quad {
 		out = append(out, OrderCorners(q))
 	}
 	return out
+}
+
+// maskFraction is the fraction of set pixels of mask in q's bounding box.
+func maskFraction(mask gocv.Mat, q Quad) float64 {
+	r := boundsOf(q).Intersect(image.Rect(0, 0, mask.Cols(), mask.Rows()))
+	if r.Empty() {
+		return 0
+	}
+	m := mask.Region(r)
+	defer m.Close()
+	return float64(gocv.CountNonZero(m)) / float64(r.Dx()*r.Dy())
 }

@@ -1,0 +1,195 @@
+package vision
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sort"
+
+	"gocv.io/x/gocv"
+)
+
+// relightCell is the side (work px) of the cells the light is measured in.
+const relightCell = 16
+
+// relighter shows the empty table under the light of another frame. The
+// light drifts (a lamp warming up, the sun, the camera's auto exposure):
+// brightness, colour temperature and the gradient across the table change
+// slowly and smoothly, so that within seconds an unchanged table differs
+// from its image by more than a card on it does, when the card is nearly
+// the table's colour.
+type relighter struct {
+	bg     []byte // the empty table, 8-bit BGR, w x h, continuous
+	w, h   int
+	small  []byte // its mean over cells, cw x ch
+	cw, ch int
+	cur    gocv.Mat // scratch: the current frame's mean over cells
+}
+
+// newRelighter copies the empty table bg (8-bit BGR).
+func newRelighter(bg gocv.Mat) (*relighter, error) {
+	if bg.Empty() || bg.Type() != gocv.MatTypeCV8UC3 {
+		return nil, fmt.Errorf("relight: want an 8-bit BGR empty table")
+	}
+	r := &relighter{w: bg.Cols(), h: bg.Rows(), cur: gocv.NewMat()}
+	r.cw, r.ch = max(1, r.w/relightCell), max(1, r.h/relightCell)
+	c := bg.Clone()
+	defer c.Close()
+	b, err := c.DataPtrUint8()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.bg = append([]byte(nil), b...)
+	s := gocv.NewMat()
+	defer s.Close()
+	gocv.Resize(c, &s, image.Pt(r.cw, r.ch), 0, 0, gocv.InterpolationArea)
+	sb, err := s.DataPtrUint8()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.small = append([]byte(nil), sb...)
+	return r, nil
+}
+
+// Close frees the scratch image.
+func (r *relighter) Close() { r.cur.Close() }
+
+// relight writes into dst the empty table as it would look under the light
+// of cur (8-bit BGR, the table's size): per channel, cur/bg is fitted over
+// coarse cells by a gain that varies linearly across the table. The fit
+// is trimmed, so that cards, hands and shadows, which change the ratio far
+// more than the light does, do not bend it.
+func (r *relighter) relight(cur gocv.Mat, dst *gocv.Mat) error {
+	if cur.Cols() != r.w || cur.Rows() != r.h || cur.Type() != gocv.MatTypeCV8UC3 {
+		return fmt.Errorf("relight: a %dx%d image of type %v, want %dx%d 8-bit BGR", cur.Cols(), cur.Rows(), cur.Type(), r.w, r.h)
+	}
+	gocv.Resize(cur, &r.cur, image.Pt(r.cw, r.ch), 0, 0, gocv.InterpolationArea)
+	cs, err := r.cur.DataPtrUint8()
+	if err != nil {
+		return err
+	}
+	var gain [3][3]float64 // per channel: g(u, v) = a + b*u + c*v, u and v in 0..1
+	n := r.cw * r.ch
+	xs, ys, rs := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	for k := range 3 {
+		xs, ys, rs = xs[:0], ys[:0], rs[:0]
+		for j := range r.ch {
+			for i := range r.cw {
+				o := 3*(j*r.cw+i) + k
+				if r.small[o] < 40 { // the markers' black: too dark to measure the light on
+					continue
+				}
+				xs = append(xs, (float64(i)+0.5)/float64(r.cw))
+				ys = append(ys, (float64(j)+0.5)/float64(r.ch))
+				rs = append(rs, float64(cs[o])/float64(r.small[o]))
+			}
+		}
+		gain[k] = fitGain(xs, ys, rs)
+	}
+	if dst.Rows() != r.h || dst.Cols() != r.w || dst.Type() != gocv.MatTypeCV8UC3 || !dst.IsContinuous() {
+		dst.Close()
+		*dst = gocv.NewMatWithSize(r.h, r.w, gocv.MatTypeCV8UC3)
+	}
+	out, err := dst.DataPtrUint8()
+	if err != nil {
+		return err
+	}
+	var g, step [3]float32
+	for k := range 3 {
+		step[k] = float32(gain[k][1] / float64(r.w))
+	}
+	for y := range r.h {
+		v := (float64(y) + 0.5) / float64(r.h)
+		for k := range 3 {
+			g[k] = float32(gain[k][0] + gain[k][2]*v + gain[k][1]*0.5/float64(r.w))
+		}
+		src, row := r.bg[3*y*r.w:3*(y+1)*r.w], out[3*y*r.w:3*(y+1)*r.w]
+		for x := 0; x < len(src); x += 3 {
+			for k := range 3 {
+				p := float32(src[x+k])*g[k] + 0.5
+				switch {
+				case p >= 255:
+					row[x+k] = 255
+				case p <= 0:
+					row[x+k] = 0
+				default:
+					row[x+k] = uint8(p)
+				}
+				g[k] += step[k]
+			}
+		}
+	}
+	return nil
+}
+
+// fitGain fits r = a + b*x + c*y by least squares, trimming outliers: it
+// starts from the median and keeps refitting on the samples within a few
+// robust deviations of the fit. With too few samples it returns gain 1.
+func fitGain(xs, ys, rs []float64) [3]float64 {
+	if len(rs) < 6 {
+		return [3]float64{1, 0, 0}
+	}
+	g := [3]float64{medianF64(rs), 0, 0}
+	abs := make([]float64, len(rs))
+	for range 4 {
+		for i := range rs {
+			abs[i] = math.Abs(rs[i] - (g[0] + g[1]*xs[i] + g[2]*ys[i]))
+		}
+		tol := math.Max(0.02, 3*1.4826*medianF64(abs))
+		var a [3][4]float64 // normal equations, augmented
+		n := 0
+		for i := range rs {
+			if abs[i] > tol {
+				continue
+			}
+			f := [3]float64{1, xs[i], ys[i]}
+			for r := range 3 {
+				for c := range 3 {
+					a[r][c] += f[r] * f[c]
+				}
+				a[r][3] += f[r] * rs[i]
+			}
+			n++
+		}
+		s, ok := solveGain3(a)
+		if n < 6 || !ok {
+			break
+		}
+		g = s
+	}
+	return g
+}
+
+// solveGain3 solves a 3x3 linear system given as an augmented matrix.
+func solveGain3(a [3][4]float64) ([3]float64, bool) {
+	for c := range 3 {
+		p := c
+		for r := c + 1; r < 3; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][c]) < 1e-9 {
+			return [3]float64{}, false
+		}
+		a[c], a[p] = a[p], a[c]
+		for r := range 3 {
+			if r != c {
+				k := a[r][c] / a[c][c]
+				for j := c; j < 4; j++ {
+					a[r][j] -= k * a[c][j]
+				}
+			}
+		}
+	}
+	return [3]float64{a[0][3] / a[0][0], a[1][3] / a[1][1], a[2][3] / a[2][2]}, true
+}
+
+// medianF64 returns the (upper) median of v, leaving v as it is.
+func medianF64(v []float64) float64 {
+	w := append([]float64(nil), v...)
+	sort.Float64s(w)
+	return w[len(w)/2]
+}
