@@ -112,7 +112,10 @@ type Pipeline struct {
 	phase      referee.Phase
 	backFrames int
 	counted    bool
-	t          Timing
+	// centreMotion is the fraction of the centre that changed since the
+	// last frame.
+	centreMotion float64
+	t            Timing
 }
 
 // NewPipeline makes a pipeline for frames of the calibrated camera.
@@ -253,6 +256,10 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 		crops = append(crops, c)
 		todo = append(todo, m)
 	}
+	p.centreMotion = 1
+	if !p.prev.Empty() {
+		p.centreMotion = motionFraction(p.rect, p.prev, image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
+	}
 	p.rect.CopyTo(&p.prev)
 	p.updateBare()
 	t3 := time.Now()
@@ -320,8 +327,9 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	case referee.PhasePlaying:
 		// The stop: no pile shows its face any more and card backs lie in
 		// the centre (the piles were turned over to be sorted by owner).
-		// Backs are required: two piles under hands at once also hide
-		// every face.
+		// Backs, or a still centre, are required: two piles under hands
+		// at once also hide every face (backs fanned close are not found
+		// as cards, hence the still centre).
 		committed, visible, backs := 0, 0, 0
 		for _, pl := range p.piles {
 			if pl.seen == p.frame && pl.back {
@@ -334,7 +342,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				}
 			}
 		}
-		if committed >= 2 && visible == 0 && backs > 0 {
+		if committed >= 2 && visible == 0 && (backs > 0 || p.centreMotion < stillCentre) {
 			p.backFrames++
 		} else {
 			p.backFrames = 0
@@ -392,6 +400,10 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	}
 	return obs
 }
+
+// stillCentre is the most of the centre that may change between two
+// frames for it to count as still (no hands moving over it).
+const stillCentre = 0.003
 
 // expected reports whether the pile's candidate is the card a legal play
 // puts on it next.
