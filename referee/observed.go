@@ -16,8 +16,8 @@ type Kind string
 const (
 	ObsMatch     Kind = "match"        // a match begins: Players, Settings
 	ObsRound     Kind = "round"        // a round begins
-	ObsPileNew   Kind = "pile_new"     // a new pile appeared at Pile showing Card
-	ObsPileShows Kind = "pile_shows"   // pile Pile now shows Card
+	ObsPileNew   Kind = "pile_new"     // a new pile appeared at Pile showing Card, laid by Player if known
+	ObsPileShows Kind = "pile_shows"   // pile Pile now shows Card, laid by Player if known
 	ObsStop      Kind = "stop"         // "Ligretto stop", by Player if known (C13)
 	ObsRestart   Kind = "restart"      // nobody could play; hands shuffled, play resumes (C17 restart)
 	ObsDeadlock  Kind = "deadlock"     // nobody can play; the round ends (C17)
@@ -98,8 +98,13 @@ type State struct {
 	Deadlock  bool           `json:"deadlock"`
 	Centre    map[string]int `json:"centre,omitempty"`
 	StackLeft map[string]int `json:"stack_left,omitempty"`
-	Verdicts  []Verdict      `json:"verdicts"` // this round's, oldest first
-	Match     *MatchResult   `json:"match,omitempty"`
+	// Live counts, per player, the cards of this round's pile observations
+	// that named who laid them: an unofficial running score (C14's +1 per
+	// centre card). Cards seen without a player, or inferred, are not in
+	// it; the count after the stop stays the official score.
+	Live     map[string]int `json:"live,omitempty"`
+	Verdicts []Verdict      `json:"verdicts"` // this round's, oldest first
+	Match    *MatchResult   `json:"match,omitempty"`
 }
 
 // table is the state folded from the observations.
@@ -112,6 +117,7 @@ type table struct {
 	deadlock  bool
 	centre    map[string]int
 	stackLeft map[string]int
+	live      map[string]int
 	verdicts  []Verdict
 }
 
@@ -218,7 +224,7 @@ func (r *Referee) write(o Observation, v Verdict) error {
 func (r *Referee) State() State {
 	t := r.t
 	s := State{Phase: t.phase, Round: t.round, StoppedBy: t.stoppedBy, Deadlock: t.deadlock,
-		Centre: maps.Clone(t.centre), StackLeft: maps.Clone(t.stackLeft), Verdicts: slices.Clone(t.verdicts)}
+		Centre: maps.Clone(t.centre), StackLeft: maps.Clone(t.stackLeft), Live: maps.Clone(t.live), Verdicts: slices.Clone(t.verdicts)}
 	for _, id := range t.pileIDs() {
 		s.Piles = append(s.Piles, *t.piles[id])
 	}
@@ -284,7 +290,7 @@ func (t *table) decide(o Observation) (Verdict, func(), error) {
 		return Verdict{Status: StatusInfo, Reason: fmt.Sprintf("round %d begins", t.round+1)}, func() {
 			t.round++
 			t.phase = PhasePlaying
-			t.piles, t.centre, t.stackLeft = map[int]*PileView{}, map[string]int{}, map[string]int{}
+			t.piles, t.centre, t.stackLeft, t.live = map[int]*PileView{}, map[string]int{}, map[string]int{}, map[string]int{}
 			t.stoppedBy, t.deadlock, t.verdicts = "", false, nil
 		}, nil
 
@@ -388,6 +394,8 @@ func (t *table) decidePile(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, fmt.Errorf("%w: pile %d exists already", ErrInvalid, o.Pile)
 	case o.Kind == ObsPileShows && !exists:
 		return Verdict{}, nil, fmt.Errorf("%w: %d", ErrUnknownPile, o.Pile)
+	case o.Player != "" && o.Kind != ObsOverride && !t.hasPlayer(o.Player):
+		return Verdict{}, nil, fmt.Errorf("%w: %q laid a card", ErrUnknownPlayer, o.Player)
 	}
 
 	if o.Kind == ObsOverride {
@@ -405,8 +413,10 @@ func (t *table) decidePile(o Observation) (Verdict, func(), error) {
 		if x := CheckStart(f); x != nil {
 			v, bad = Verdict{Status: StatusViolation, Rule: x.Rule, Pile: o.Pile, Reason: x.Reason}, 1
 		}
+		v.Reason += laidBy(o.Player)
 		return v, func() {
 			t.piles[o.Pile] = &PileView{ID: o.Pile, Top: f, Cards: 1, Violations: bad, Closed: f.Number >= 10}
+			t.countLive(o.Player)
 		}, nil
 	}
 
@@ -425,12 +435,34 @@ func (t *table) decidePile(o Observation) (Verdict, func(), error) {
 			v = Verdict{Status: StatusViolation, Rule: x.Rule, Pile: o.Pile, Reason: x.Reason}
 		}
 	}
+	v.Reason += laidBy(o.Player)
 	return v, func() {
 		p.Top, p.Cards, p.Closed = f, p.Cards+added, f.Number >= 10
 		if v.Status == StatusViolation {
 			p.Violations++
 		}
+		t.countLive(o.Player) // the card seen, not the inferred ones: nobody saw who laid those
 	}, nil
+}
+
+// laidBy names who laid a card, for a verdict's reason.
+func laidBy(player string) string {
+	if player == "" {
+		return ""
+	}
+	return ", laid by " + player
+}
+
+// countLive adds a card laid by player to the live score. An illegal card
+// counts too: it lies in the centre, and C14 counts every centre card.
+func (t *table) countLive(player string) {
+	if player == "" {
+		return
+	}
+	if t.live == nil {
+		t.live = map[string]int{}
+	}
+	t.live[player]++
 }
 
 // score applies C14 to the counts and C15 to the piles.

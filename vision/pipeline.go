@@ -57,6 +57,10 @@ type PipelineConfig struct {
 	// default: it finds many more pile tops, but the extra finds still
 	// cause a few false violations in the simulated rounds.
 	FitPiles bool
+	// Attribute watches the seats too (see Attributor): pile commits name
+	// who laid the card, and a stack seen empty calls the stop. Off by
+	// default: a false stop would end a round early.
+	Attribute bool
 	// Settings of the match the referee is told.
 	Settings referee.Settings
 }
@@ -118,6 +122,7 @@ type Pipeline struct {
 	// last frame.
 	centreMotion float64
 	t            Timing
+	attr         *Attributor // nil unless cfg.Attribute
 }
 
 // NewPipeline makes a pipeline for frames of the calibrated camera.
@@ -143,6 +148,10 @@ func NewPipeline(cal *calibration.File, pred model.Predictor, mcfg model.Config,
 			return nil, fmt.Errorf("%w: the background image does not decode", calibration.ErrMalformed)
 		}
 	}
+	if err := p.attachAttributor(); err != nil {
+		p.Close()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -152,6 +161,7 @@ func (p *Pipeline) Close() {
 	p.prev.Close()
 	p.bg.Close()
 	p.full.Close()
+	p.attr.Close()
 	if p.view != nil {
 		p.view.Close()
 	}
@@ -296,6 +306,9 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	p.t.Classify += t4.Sub(t3)
 	obs := p.decide(frame, tMS)
 	p.t.Track += time.Since(t4)
+	if p.attr != nil {
+		return p.attr.Observe(frame, tMS, p.phase == referee.PhasePlaying, obs)
+	}
 	return obs, nil
 }
 
