@@ -66,6 +66,7 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 	if debugCount != "" {
 		gocv.IMWrite(debugCount+"_mask.png", mask)
 		gocv.IMWrite(debugCount+"_img.png", img)
+		gocv.IMWrite(debugCount+"_bg.png", bg)
 	}
 	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer cs.Close()
@@ -122,9 +123,22 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 // in any colour channel (a back may be as bright as the table in grey
 // and still differ in hue), with the holes of each blob filled.
 func countMask(img, bg gocv.Mat) gocv.Mat {
+	// The light has drifted since the empty table was taken (a lamp, the
+	// sun, the camera's exposure): on a contrasted cloth that alone makes
+	// the table differ by more than the threshold, bridging cards that lie
+	// apart. Compare with the empty table under img's light.
+	lit := bg
+	if l, err := newRelighter(bg); err == nil {
+		relit := gocv.NewMat()
+		defer relit.Close()
+		if l.relight(img, &relit) == nil {
+			lit = relit
+		}
+		l.Close()
+	}
 	d := gocv.NewMat()
 	defer d.Close()
-	gocv.AbsDiff(img, bg, &d)
+	gocv.AbsDiff(img, lit, &d)
 	ch := gocv.Split(d)
 	m := gocv.NewMat()
 	gocv.Max(ch[0], ch[1], &m)
@@ -226,45 +240,17 @@ func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask goc
 }
 
 // countLine counts cards overlapping along one axis within r (a stack
-// spread along a seat), whichever way along it they were laid: the
-// leading edges are evenly spaced from one end of the line.
+// spread along a seat), whichever way along it they were laid: each run
+// of the mask along it is counted by countRun.
 func countLine(img, mask gocv.Mat, r image.Rectangle, cw float64, horizontal bool) int {
 	n := 0
 	for _, seg := range runs(mask, r, horizontal, 0.3) {
-		length := seg[1] - seg[0]
-		if float64(length) < 1.25*cw {
-			n++
-			continue
-		}
-		var sr image.Rectangle
-		if horizontal {
-			sr = image.Rect(seg[0], r.Min.Y, seg[1], r.Max.Y)
-		} else {
-			sr = image.Rect(r.Min.X, seg[0], r.Max.X, seg[1])
-		}
-		roi := sr.Intersect(image.Rectangle{Max: image.Pt(img.Cols(), img.Rows())})
-		sub := img.Region(roi)
-		gx, gy := gradients(sub)
-		sub.Close()
-		g := gx
+		// Across, clear of the outline.
+		band := image.Rect(seg[0], r.Min.Y+3, seg[1], r.Max.Y-3)
 		if !horizontal {
-			g = gy
+			band = image.Rect(r.Min.X+3, seg[0], r.Max.X-3, seg[1])
 		}
-		prof := profile(g, image.Rectangle{Max: roi.Size()}.Inset(3), horizontal)
-		gx.Close()
-		gy.Close()
-		// Leading edges from the start (cards laid forwards) or, shifted
-		// by a card, up to the end (laid backwards).
-		icw := int(math.Round(cw))
-		a, sa := evenEdgesScore(prof, 0, len(prof)-icw, minStep)
-		b, sb := evenEdgesScore(prof, icw, len(prof)-1, minStep)
-		if debugCount != "" {
-			fmt.Printf("line %v %v: forwards %d (%.1f) backwards %d (%.1f)\n", r, seg, len(a), sa, len(b), sb)
-		}
-		if sb > sa {
-			a = b
-		}
-		n += len(a)
+		n += countRun(img, mask, band, horizontal, cw)
 	}
 	return n
 }
