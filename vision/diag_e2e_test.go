@@ -21,16 +21,7 @@ import (
 //
 //	DIAG_ROUNDS="2:5 4:3" go test -tags e2e ./vision -run DiagCount -v
 func TestDiagCount(t *testing.T) {
-	rounds := [][2]int{{2, 5}, {4, 3}, {2, 1}}
-	if s := os.Getenv("DIAG_ROUNDS"); s != "" {
-		rounds = nil
-		var a, b int
-		for _, f := range splitFields(s) {
-			if _, err := fmt.Sscanf(f, "%d:%d", &a, &b); err == nil {
-				rounds = append(rounds, [2]int{a, b})
-			}
-		}
-	}
+	rounds := roundsFromEnv("DIAG_ROUNDS", [][2]int{{2, 5}, {4, 3}, {2, 1}})
 	for _, rs := range rounds {
 		players, seed := rs[0], uint64(rs[1])
 		sc, evs, res := simRound(t, players, seed, 0)
@@ -77,6 +68,23 @@ func TestDiagCount(t *testing.T) {
 	}
 }
 
+// roundsFromEnv reads "players:seed ..." from the environment variable
+// name, or gives def when it is unset.
+func roundsFromEnv(name string, def [][2]int) [][2]int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	var rounds [][2]int
+	for _, f := range splitFields(s) {
+		var a, b int
+		if _, err := fmt.Sscanf(f, "%d:%d", &a, &b); err == nil {
+			rounds = append(rounds, [2]int{a, b})
+		}
+	}
+	return rounds
+}
+
 func splitFields(s string) []string {
 	var out []string
 	cur := ""
@@ -101,16 +109,7 @@ func splitFields(s string) []string {
 //
 //	DIAG_ROUNDS="2:5" go test -tags e2e ./vision -run DiagTrack -v
 func TestDiagTrack(t *testing.T) {
-	rounds := [][2]int{{2, 5}}
-	if s := os.Getenv("DIAG_ROUNDS"); s != "" {
-		rounds = nil
-		var a, b int
-		for _, f := range splitFields(s) {
-			if _, err := fmt.Sscanf(f, "%d:%d", &a, &b); err == nil {
-				rounds = append(rounds, [2]int{a, b})
-			}
-		}
-	}
+	rounds := roundsFromEnv("DIAG_ROUNDS", [][2]int{{2, 5}})
 	for _, rs := range rounds {
 		players, seed := rs[0], uint64(rs[1])
 		sc, evs, res := simRound(t, players, seed, 0)

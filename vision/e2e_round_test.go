@@ -100,16 +100,7 @@ func TestEndToEnd4Players(t *testing.T) { checkRound(t, 4, 3, 0) }
 // TestEndToEndSweep runs the rounds in E2E_ROUNDS (players:seed ...), with
 // E2E_ERRORS the simulator's rate of illegal plays, and sums up.
 func TestEndToEndSweep(t *testing.T) {
-	rounds := [][2]int{{2, 1}, {4, 1}, {8, 1}, {12, 1}}
-	if s := os.Getenv("E2E_ROUNDS"); s != "" {
-		rounds = nil
-		var a, b int
-		for _, f := range splitFields(s) {
-			if _, err := fmt.Sscanf(f, "%d:%d", &a, &b); err == nil {
-				rounds = append(rounds, [2]int{a, b})
-			}
-		}
-	}
+	rounds := roundsFromEnv("E2E_ROUNDS", [][2]int{{2, 1}, {4, 1}, {8, 1}, {12, 1}})
 	errRate, _ := strconv.ParseFloat(os.Getenv("E2E_ERRORS"), 64)
 	var scores, tops, falseV, inj, caught int
 	for _, r := range rounds {

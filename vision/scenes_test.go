@@ -18,27 +18,7 @@ const testFPS = 30
 // calibrateScene runs the calibrator over the scene's preamble.
 func calibrateScene(t testing.TB, sc *scene.Scene, players int) *calibration.File {
 	t.Helper()
-	pred, cfg := testPredictor(t)
-	c, err := NewCalibrator(players, pred, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m := gocv.NewMat()
-	defer m.Close()
-	for tm := sc.Start(); tm < 0 && !c.Done(); tm += 1000 / testFPS {
-		if _, err := sc.Render(tm, &m); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Add(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f, err := c.File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return calibratePreamble(t, sc, players)
 }
 
 type e2eResult struct {
