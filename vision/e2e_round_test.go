@@ -4,7 +4,8 @@ package vision
 
 // The end-to-end rounds: a simulated round rendered frame by frame, run
 // through calibration and the pipeline, scored against the simulator. They
-// take 25-60 s a round on 2 cores, so they run only with -tags e2e:
+// take 25-60 s a round on 2 cores, so they run only with -tags e2e (scripts/test
+// runs the two fixed rounds, without -race):
 //
 //	go test -tags e2e ./vision -run EndToEnd -v
 //	E2E_ROUNDS="8:1 12:1" E2E_ERRORS=0.1 go test -tags e2e ./vision -run EndToEndSweep -v
