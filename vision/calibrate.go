@@ -377,15 +377,7 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 // back on green felt), so it takes the channel that differs most, not the
 // grey level, and a lower threshold, which the relit table affords.
 func shownForeground(rect, relit gocv.Mat) gocv.Mat {
-	d := gocv.NewMat()
-	gocv.AbsDiff(rect, relit, &d)
-	ch := gocv.Split(d)
-	gocv.Max(ch[0], ch[1], &d)
-	gocv.Max(d, ch[2], &d)
-	for _, m := range ch {
-		m.Close()
-	}
-	gocv.Threshold(d, &d, 20, 255, gocv.ThresholdBinary)
+	d := channelDiffMask(rect, relit, 20)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)

@@ -136,17 +136,7 @@ func countMask(img, bg gocv.Mat) gocv.Mat {
 		}
 		l.Close()
 	}
-	d := gocv.NewMat()
-	defer d.Close()
-	gocv.AbsDiff(img, lit, &d)
-	ch := gocv.Split(d)
-	m := gocv.NewMat()
-	gocv.Max(ch[0], ch[1], &m)
-	gocv.Max(m, ch[2], &m)
-	for _, c := range ch {
-		c.Close()
-	}
-	gocv.Threshold(m, &m, 40, 255, gocv.ThresholdBinary)
+	m := channelDiffMask(img, lit, 40)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)

@@ -76,19 +76,17 @@ func FindCards(img gocv.Mat, p DetectParams) []Quad {
 // on beige). Two or three touching piles then make one closed outline,
 // which is split by the card size.
 func FindCardsOffTable(img, bg gocv.Mat, p DetectParams) []Quad {
-	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
-		return FindCards(img, p)
-	}
-	edges, fg := offTableEdges(img, bg)
-	defer edges.Close()
-	defer fg.Close()
-	return cardsInEdges(edges, p)
+	return findCardsOffTable(img, bg, p, false)
 }
 
 // FindCardsOnTable is FindCardsOffTable that also fits cards into heaps
 // of touching piles: what is split also by the cards' own edges (a card's
 // border against its neighbour) is found as each card's outline.
 func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
+	return findCardsOffTable(img, bg, p, true)
+}
+
+func findCardsOffTable(img, bg gocv.Mat, p DetectParams, fit bool) []Quad {
 	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
 		return FindCards(img, p)
 	}
@@ -96,7 +94,7 @@ func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
 	defer edges.Close()
 	defer fg.Close()
 	found := cardsInEdges(edges, p)
-	if p.CardW <= 0 {
+	if !fit || p.CardW <= 0 {
 		return found
 	}
 	// Where piles touch or overlap, cards fitted into the blob add what
@@ -155,19 +153,7 @@ func dedupQuads(qs, kept []Quad) []Quad {
 // empty table bg: the largest difference over the colour channels, so that
 // a card whose brightness is the table's still differs in hue.
 func tableForeground(img, bg gocv.Mat) gocv.Mat {
-	d := gocv.NewMat()
-	defer d.Close()
-	gocv.AbsDiff(img, bg, &d)
-	chans := gocv.Split(d)
-	m := gocv.NewMat()
-	chans[0].CopyTo(&m)
-	for _, c := range chans[1:] {
-		gocv.Max(m, c, &m)
-	}
-	for _, c := range chans {
-		c.Close()
-	}
-	gocv.Threshold(m, &m, fgThreshold, 255, gocv.ThresholdBinary)
+	m := channelDiffMask(img, bg, fgThreshold)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)
@@ -177,6 +163,24 @@ func tableForeground(img, bg gocv.Mat) gocv.Mat {
 	cs := gocv.FindContours(m, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	gocv.DrawContours(&m, cs, -1, color.RGBA{255, 255, 255, 0}, -1)
 	cs.Close()
+	return m
+}
+
+// channelDiffMask is the mask (255) of pixels where img and bg (BGR, same
+// size) differ by more than thresh in at least one colour channel: a card
+// as bright as the table still differs in hue.
+func channelDiffMask(img, bg gocv.Mat, thresh float32) gocv.Mat {
+	d := gocv.NewMat()
+	defer d.Close()
+	gocv.AbsDiff(img, bg, &d)
+	chans := gocv.Split(d)
+	m := gocv.NewMat()
+	gocv.Max(chans[0], chans[1], &m)
+	gocv.Max(m, chans[2], &m)
+	for _, c := range chans {
+		c.Close()
+	}
+	gocv.Threshold(m, &m, thresh, 255, gocv.ThresholdBinary)
 	return m
 }
 
