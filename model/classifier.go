@@ -59,13 +59,17 @@ func (c *Classifier) Config() Config { return c.cfg.clone() }
 // Batch is the graph batch size.
 func (c *Classifier) Batch() int { return c.net.batch }
 
-// Classify runs the network on the crops, in graph-sized batches.
+// Classify runs the network on the crops, each read both ways up
+// (withTurned), in graph-sized batches.
 func (c *Classifier) Classify(crops []Crop) ([]Prediction, error) {
-	r, err := c.forward(crops)
+	if err := checkCrops(c.cfg, crops); err != nil {
+		return nil, err
+	}
+	r, err := c.forward(withTurned(crops, c.cfg.Width, c.cfg.Height))
 	if err != nil {
 		return nil, err
 	}
-	return predictions(r, len(crops), c.cfg.EmbedDim), nil
+	return twoWayPredictions(r, len(crops), c.cfg.EmbedDim), nil
 }
 
 // forward returns the raw outputs for the crops.

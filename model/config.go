@@ -53,7 +53,14 @@ type Config struct {
 	BNMomentum  float64 `json:"bn_momentum"`  // weight of a new batch in the running statistics
 	EmbedScale  float64 `json:"embed_scale"`  // scale of the cosine logits of the back classifier
 	BackWeight  float64 `json:"back_weight"`  // weight of the back-class loss in the total
+	BackMargin  float64 `json:"back_margin"`  // CosFace margin of the back classifier's cosine (0: none)
 	Seed        uint64  `json:"seed"`         // seed of the initial weights
+	// Workers splits each batch over this many copies of the graph, run in
+	// parallel, whose gradients are averaged into one step (gorgonia runs a
+	// graph on one core). Batch-norm statistics are then per share, so the
+	// number changes the result: it is a setting, not the machine's core
+	// count. 0 means 1.
+	Workers int `json:"workers,omitempty"`
 }
 
 // DefaultConfig returns the configuration the project uses: 32x48 crops,
@@ -75,6 +82,7 @@ func DefaultConfig() Config {
 		EmbedScale:  16,
 		BackWeight:  1,
 		Seed:        1,
+		Workers:     2,
 	}
 }
 
@@ -121,6 +129,12 @@ func (c Config) Validate() error {
 		return bad("embedding scale %g", c.EmbedScale)
 	case !(c.BackWeight >= 0 && c.BackWeight <= 100):
 		return bad("back loss weight %g", c.BackWeight)
+	case !(c.BackMargin >= 0 && c.BackMargin < 1):
+		return bad("back margin %g", c.BackMargin)
+	case c.Workers < 0 || c.Workers > 64:
+		return bad("%d workers (want 1..64)", c.Workers)
+	case c.BatchSize%c.workers() != 0 || c.BatchSize/c.workers() < 2:
+		return bad("batch size %d does not split into %d shares of at least 2", c.BatchSize, c.workers())
 	}
 	return nil
 }
@@ -132,6 +146,9 @@ func (c Config) SameArch(o Config) bool {
 		c.Hidden == o.Hidden && c.EmbedDim == o.EmbedDim && c.BackClasses == o.BackClasses &&
 		c.BNEpsilon == o.BNEpsilon
 }
+
+// workers is Workers, with 0 read as 1.
+func (c Config) workers() int { return max(1, c.Workers) }
 
 // CropLen is the number of float32 values in one crop: 3*Height*Width.
 func (c Config) CropLen() int { return 3 * c.Height * c.Width }

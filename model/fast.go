@@ -101,13 +101,17 @@ func NewFast(w *Weights) (*Fast, error) {
 // Config returns the configuration of the weights.
 func (f *Fast) Config() Config { return f.cfg.clone() }
 
-// Classify runs the network on the crops.
+// Classify runs the network on the crops, each read both ways up
+// (withTurned).
 func (f *Fast) Classify(crops []Crop) ([]Prediction, error) {
-	r, err := f.forward(crops)
+	if err := checkCrops(f.cfg, crops); err != nil {
+		return nil, err
+	}
+	r, err := f.forward(withTurned(crops, f.cfg.Width, f.cfg.Height))
 	if err != nil {
 		return nil, err
 	}
-	return predictions(r, len(crops), f.cfg.EmbedDim), nil
+	return twoWayPredictions(r, len(crops), f.cfg.EmbedDim), nil
 }
 
 // Close does nothing; it is there for Predictor.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -221,6 +222,54 @@ func TestFastConcurrent(t *testing.T) {
 	for g := 0; g < 4; g++ {
 		if err := <-errs; err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// Each crop is read both ways up: a crop and the same crop turned half a
+// turn must get the same prediction, and that prediction must be the mean
+// of the two one-way readings.
+func TestClassify_ReadsBothWaysUp(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Width, cfg.Height, cfg.Channels, cfg.Hidden, cfg.EmbedDim = 16, 24, []int{5, 7}, 9, 4
+	w := randomWeights(t, cfg, 5)
+	fast, err := NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crops := randomCrops(cfg, 6, 3)
+	turned := withTurned(crops, cfg.Width, cfg.Height)[len(crops):]
+	p, err := fast.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := fast.Classify(turned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := fast.forward(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawT, err := fast.forward(turned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, oneT := predictions(raw, len(crops), cfg.EmbedDim), predictions(rawT, len(crops), cfg.EmbedDim)
+	for i := range crops {
+		if d := maxAbsDiff(p[i].NumberProbs[:], q[i].NumberProbs[:]); d > 1e-6 {
+			t.Errorf("crop %d: turned crop's number probabilities differ by %g", i, d)
+		}
+		if d := maxAbsDiff(p[i].Embedding, q[i].Embedding); d > 1e-6 {
+			t.Errorf("crop %d: turned crop's embedding differs by %g", i, d)
+		}
+		for k := range p[i].ColourProbs {
+			if want := (one[i].ColourProbs[k] + oneT[i].ColourProbs[k]) / 2; math.Abs(float64(p[i].ColourProbs[k]-want)) > 1e-6 {
+				t.Errorf("crop %d: colour %d probability %v, want the mean of the two readings %v", i, k, p[i].ColourProbs[k], want)
+			}
+		}
+		if maxAbsDiff(one[i].NumberProbs[:], oneT[i].NumberProbs[:]) < 1e-3 {
+			t.Errorf("crop %d: the two one-way readings agree; the test proves nothing", i)
 		}
 	}
 }

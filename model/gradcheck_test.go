@@ -15,6 +15,7 @@ func TestGradients(t *testing.T) {
 	cfg.EmbedDim = 3
 	cfg.BackClasses = 3
 	cfg.BatchSize = 6
+	cfg.BackMargin = 0.2 // the margin's path too
 	tr, err := NewTrainer(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func TestGradients(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	grads := make([][]float32, len(tr.params))
+	grads := make([][]float32, len(tr.grad))
 	if _, err := tr.runWith(b, false, func(i int, g []float32) { grads[i] = append([]float32(nil), g...) }); err != nil {
 		t.Fatal(err)
 	}
@@ -44,16 +45,24 @@ func TestGradients(t *testing.T) {
 		return l.Total
 	}
 	const h = 5e-4
-	for i, p := range tr.params {
+	// A weight is perturbed in every replica: the gradient checked is the
+	// sum over the batch's shares.
+	set := func(i, j int, v float32) {
+		for _, r := range tr.reps {
+			w, _ := float32s(r.params[i].Value())
+			w[j] = v
+		}
+	}
+	for i, p := range tr.reps[0].params {
 		w, _ := float32s(p.Value())
 		worst := 0.0
 		for _, j := range []int{0, len(w) / 2, len(w) - 1} {
 			orig := w[j]
-			w[j] = orig + h
+			set(i, j, orig+h)
 			up := loss()
-			w[j] = orig - h
+			set(i, j, orig-h)
 			down := loss()
-			w[j] = orig
+			set(i, j, orig)
 			num := (up - down) / (2 * h)
 			got := float64(grads[i][j])
 			err := math.Abs(num-got) / math.Max(0.05, math.Abs(num)+math.Abs(got))

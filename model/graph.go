@@ -42,6 +42,7 @@ func denseOf(shape []int, data []float32) *tensor.Dense {
 // tape machine sets the mode, after which setStats must be called (a
 // training-mode machine resets the statistics when it is made).
 func buildNet(w *Weights, batch int, training bool) (n *net, err error) {
+	installGraphBLAS()
 	defer func() {
 		// gorgonia panics on some malformed graphs; report instead.
 		if r := recover(); r != nil {

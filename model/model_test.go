@@ -38,6 +38,10 @@ func TestConfigValidateRejects(t *testing.T) {
 		"momentum above one":   func(c *Config) { c.BNMomentum = 1.5 },
 		"negative decay":       func(c *Config) { c.WeightDecay = -1 },
 		"zero embedding scale": func(c *Config) { c.EmbedScale = 0 },
+		"margin of one":        func(c *Config) { c.BackMargin = 1 },
+		"negative workers":     func(c *Config) { c.Workers = -1 },
+		"uneven shares":        func(c *Config) { c.BatchSize, c.Workers = 33, 2 },
+		"shares of one":        func(c *Config) { c.BatchSize, c.Workers = 4, 4 },
 	} {
 		c := DefaultConfig()
 		edit(&c)

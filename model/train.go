@@ -1,9 +1,11 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -37,25 +39,36 @@ func (l Losses) String() string {
 		l.Total, l.Side, l.Colour, l.Number, l.Back, l.SideAcc, l.ColourAcc, l.NumberAcc, l.BackAcc)
 }
 
-// Trainer trains the network on caller-supplied batches. It owns a gorgonia
-// graph and tape machine: not safe for concurrent use.
+// Trainer trains the network on caller-supplied batches. It owns
+// Config.Workers gorgonia graphs and tape machines (replicas): each takes an
+// equal share of a batch on its own goroutine, their gradients are summed
+// and one AdamW step is taken, then the replicas get the new weights. Not
+// safe for concurrent use.
 type Trainer struct {
 	cfg  Config
 	base *Weights
-	net  *net
-	vm   G.VM
+	reps []*replica
 
-	input   *tensor.Dense
-	targets [4]*tensor.Dense // side, colour, number, back: one-hot times 1/count
-	tnodes  [4]*G.Node
-	lossV   [5]G.Value // total, side, colour, number, back
-
-	params G.Nodes
 	decay  []bool // decoupled weight decay for this param
 	m, v   [][]float32
+	grad   [][]float32 // gradients summed over the replicas
 	steps  int
 	lr     float64
 	closed bool
+}
+
+// replica is one graph of the network for a share of the batch, with its
+// loss and its machine.
+type replica struct {
+	net     *net
+	vm      G.VM
+	input   *tensor.Dense
+	targets [4]*tensor.Dense // side, colour, number, back: one-hot times 1/(count in the whole batch)
+	tnodes  [4]*G.Node
+	lossV   [5]G.Value // total, side, colour, number, back
+	params  G.Nodes
+	margin  *tensor.Dense // EmbedScale*BackMargin at each back sample's class (nil without a margin)
+	mnode   *G.Node
 }
 
 // NewTrainer makes a trainer for cfg starting from init, or from
@@ -77,41 +90,56 @@ func NewTrainer(cfg Config, init *Weights) (t *Trainer, err error) {
 		w = init.Clone()
 		w.Config = cfg.clone()
 	}
-	n, err := buildNet(w, cfg.BatchSize, true)
-	if err != nil {
-		return nil, err
+	t = &Trainer{cfg: cfg.clone(), base: w, lr: cfg.LearnRate}
+	share := cfg.BatchSize / cfg.workers()
+	for range cfg.workers() {
+		r, err := newReplica(w, share)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.reps = append(t.reps, r)
 	}
-	t = &Trainer{cfg: cfg.clone(), base: w, net: n, lr: cfg.LearnRate}
-	if err := t.buildLoss(); err != nil {
-		return nil, err
-	}
-	var idx []int
-	t.params, idx = n.learnables()
-	for i, p := range t.params {
+	_, idx := t.reps[0].net.learnables()
+	for i, p := range t.reps[0].params {
 		size := p.Shape().TotalSize()
 		t.m = append(t.m, make([]float32, size))
 		t.v = append(t.v, make([]float32, size))
-		t.decay = append(t.decay, strings.HasSuffix(n.specs[idx[i]].name, ".w"))
+		t.grad = append(t.grad, make([]float32, size))
+		t.decay = append(t.decay, strings.HasSuffix(t.reps[0].net.specs[idx[i]].name, ".w"))
 	}
-	t.vm = G.NewTapeMachine(n.g, G.BindDualValues(t.params...))
-	// Making a training machine resets the batch-norm statistics: set them
-	// only now.
-	if err := n.setStats(w); err != nil {
-		t.vm.Close()
-		return nil, err
-	}
-	t.input = tensor.New(tensor.WithShape(cfg.BatchSize, 3, cfg.Height, cfg.Width), tensor.Of(tensor.Float32))
 	return t, nil
 }
 
+func newReplica(w *Weights, share int) (*replica, error) {
+	n, err := buildNet(w, share, true)
+	if err != nil {
+		return nil, err
+	}
+	r := &replica{net: n}
+	if err := r.buildLoss(w.Config); err != nil {
+		return nil, err
+	}
+	r.params, _ = n.learnables()
+	r.vm = G.NewTapeMachine(n.g, G.BindDualValues(r.params...))
+	// Making a training machine resets the batch-norm statistics: set them
+	// only now.
+	if err := n.setStats(w); err != nil {
+		r.vm.Close()
+		return nil, err
+	}
+	r.input = tensor.New(tensor.WithShape(share, 3, w.Config.Height, w.Config.Width), tensor.Of(tensor.Float32))
+	return r, nil
+}
+
 // buildLoss adds the targets, the losses and the gradients to the graph.
-func (t *Trainer) buildLoss() (err error) {
+func (r *replica) buildLoss(cfg Config) (err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("model: building the loss: %v", r)
+		if rec := recover(); rec != nil {
+			err = fmt.Errorf("model: building the loss: %v", rec)
 		}
 	}()
-	n, g, N := t.net, t.net.g, t.cfg.BatchSize
+	n, g, N := r.net, r.net.g, r.net.batch
 	heads := []struct {
 		logits *G.Node
 		k      int
@@ -120,17 +148,27 @@ func (t *Trainer) buildLoss() (err error) {
 		{n.side, NumSides, "side"},
 		{n.colour, NumColours, "colour"},
 		{n.number, NumNumbers, "number"},
-		{n.back, t.cfg.BackClasses, "back"},
+		{n.back, cfg.BackClasses, "back"},
 	}
 	var total *G.Node
 	for i, h := range heads {
-		t.targets[i] = tensor.New(tensor.WithShape(N, h.k), tensor.Of(tensor.Float32))
-		t.tnodes[i] = G.NewMatrix(g, tensor.Float32, G.WithShape(N, h.k), G.WithName("target_"+h.name))
-		logp, err := G.LogSoftMax(h.logits)
+		r.targets[i] = tensor.New(tensor.WithShape(N, h.k), tensor.Of(tensor.Float32))
+		r.tnodes[i] = G.NewMatrix(g, tensor.Float32, G.WithShape(N, h.k), G.WithName("target_"+h.name))
+		logits := h.logits
+		if i == 3 && cfg.BackMargin > 0 {
+			// CosFace: the true class's cosine must win by BackMargin, which
+			// packs each design's crops tighter than plain softmax does.
+			r.margin = tensor.New(tensor.WithShape(N, h.k), tensor.Of(tensor.Float32))
+			r.mnode = G.NewMatrix(g, tensor.Float32, G.WithShape(N, h.k), G.WithName("back_margin"))
+			if logits, err = G.Sub(logits, r.mnode); err != nil {
+				return err
+			}
+		}
+		logp, err := G.LogSoftMax(logits)
 		if err != nil {
 			return err
 		}
-		prod, err := G.HadamardProd(t.tnodes[i], logp)
+		prod, err := G.HadamardProd(r.tnodes[i], logp)
 		if err != nil {
 			return err
 		}
@@ -142,9 +180,9 @@ func (t *Trainer) buildLoss() (err error) {
 		if err != nil {
 			return err
 		}
-		G.Read(loss, &t.lossV[i+1])
+		G.Read(loss, &r.lossV[i+1])
 		if i == 3 {
-			if loss, err = G.Mul(loss, G.NewConstant(float32(t.cfg.BackWeight))); err != nil {
+			if loss, err = G.Mul(loss, G.NewConstant(float32(cfg.BackWeight))); err != nil {
 				return err
 			}
 		}
@@ -154,7 +192,7 @@ func (t *Trainer) buildLoss() (err error) {
 			return err
 		}
 	}
-	G.Read(total, &t.lossV[0])
+	G.Read(total, &r.lossV[0])
 	params, _ := n.learnables()
 	_, err = G.Grad(total, params...)
 	return err
@@ -179,8 +217,8 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 }
 
 // run does the forward and backward pass; with update set it also takes an
-// Adam step, else it leaves the weights alone and hands the gradients to
-// grads (when not nil) before the machine is reset.
+// Adam step, else it leaves the weights alone and hands the summed
+// gradients to grads (when not nil).
 func (t *Trainer) run(b Batch, update bool) (l Losses, err error) {
 	return t.runWith(b, update, nil)
 }
@@ -189,20 +227,37 @@ func (t *Trainer) runWith(b Batch, update bool, grads func(i int, g []float32)) 
 	if t.closed {
 		return l, ErrClosed
 	}
-	valid, err := t.setBatch(b)
+	valid, err := t.checkBatch(b)
 	if err != nil {
 		return l, err
 	}
-	defer t.vm.Reset()
-	if err = t.vm.RunAll(); err != nil {
+	share := t.cfg.BatchSize / len(t.reps)
+	errs := make([]error, len(t.reps))
+	var wg sync.WaitGroup
+	for ri, r := range t.reps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[ri] = r.run(t.cfg, b, valid, ri*share, share)
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		for _, r := range t.reps {
+			r.vm.Reset()
+		}
+	}()
+	if err := errors.Join(errs...); err != nil {
 		return l, err
 	}
 	if l, err = t.readLosses(valid); err != nil {
 		return l, err
 	}
-	if grads != nil {
-		for i, p := range t.params {
-			gv, err := p.Grad()
+	for i := range t.grad {
+		sum := t.grad[i]
+		clear(sum)
+		for _, r := range t.reps {
+			gv, err := r.params[i].Grad()
 			if err != nil {
 				return l, err
 			}
@@ -210,22 +265,70 @@ func (t *Trainer) runWith(b Batch, update bool, grads func(i int, g []float32)) 
 			if err != nil {
 				return l, err
 			}
-			grads(i, g)
+			if len(g) != len(sum) {
+				return l, fmt.Errorf("model: gradient of %s has %d values for %d weights", r.params[i].Name(), len(g), len(sum))
+			}
+			for j, v := range g {
+				sum[j] += v
+			}
+			// The machine adds each run's gradients to the dual values:
+			// zero them (gorgonia's own solvers do this in Step).
+			if gt, ok := gv.(tensor.Tensor); ok {
+				gt.Zero()
+			}
+		}
+		if grads != nil {
+			grads(i, sum)
 		}
 	}
 	if update {
 		err = t.update()
 	}
-	// The machine adds each run's gradients to the dual values: zero them
-	// (gorgonia's own solvers do this in Step).
-	for _, p := range t.params {
-		if gv, gerr := p.Grad(); gerr == nil {
-			if g, ok := gv.(tensor.Tensor); ok {
-				g.Zero()
+	return l, err
+}
+
+// run loads samples [from, from+n) of b into the replica and runs its
+// forward and backward pass.
+func (r *replica) run(cfg Config, b Batch, valid [4][]int, from, n int) error {
+	limits := [4]int{NumSides, NumColours, NumNumbers, cfg.BackClasses}
+	for h := range valid {
+		data := r.targets[h].Data().([]float32)
+		clear(data)
+		// Scaled by the count over the whole batch, so that the replicas'
+		// losses (and gradients) add up to the batch's mean.
+		count := 0
+		for _, v := range valid[h] {
+			if v >= 0 {
+				count++
 			}
 		}
+		for i, v := range valid[h][from : from+n] {
+			if v >= 0 {
+				data[i*limits[h]+v] = 1 / float32(count)
+			}
+		}
+		if err := G.Let(r.tnodes[h], r.targets[h]); err != nil {
+			return err
+		}
 	}
-	return l, err
+	if r.margin != nil {
+		data := r.margin.Data().([]float32)
+		clear(data)
+		for i, v := range valid[3][from : from+n] {
+			if v >= 0 {
+				data[i*cfg.BackClasses+v] = float32(cfg.EmbedScale * cfg.BackMargin)
+			}
+		}
+		if err := G.Let(r.mnode, r.margin); err != nil {
+			return err
+		}
+	}
+	cl := cfg.CropLen()
+	copy(r.input.Data().([]float32), b.X[from*cl:(from+n)*cl])
+	if err := G.Let(r.net.x, r.input); err != nil {
+		return err
+	}
+	return r.vm.RunAll()
 }
 
 // labelAt returns labels[i], or -1 for a nil slice.
@@ -236,9 +339,9 @@ func labelAt(labels []int, i int) int {
 	return labels[i]
 }
 
-// setBatch checks b and loads it and its targets into the graph. valid[h][i]
-// is the class of sample i for head h, or -1.
-func (t *Trainer) setBatch(b Batch) (valid [4][]int, err error) {
+// checkBatch checks b. valid[h][i] is the class of sample i for head h, or
+// -1.
+func (t *Trainer) checkBatch(b Batch) (valid [4][]int, err error) {
 	N := t.cfg.BatchSize
 	if len(b.X) != N*t.cfg.CropLen() {
 		return valid, fmt.Errorf("%w: batch has %d values, want %d crops of %d", ErrInput, len(b.X), N, t.cfg.CropLen())
@@ -257,7 +360,6 @@ func (t *Trainer) setBatch(b Batch) (valid [4][]int, err error) {
 	for h := range valid {
 		valid[h] = make([]int, N)
 	}
-	limits := [4]int{NumSides, NumColours, NumNumbers, t.cfg.BackClasses}
 	for i := 0; i < N; i++ {
 		side := b.Side[i]
 		valid[0][i] = side
@@ -285,64 +387,48 @@ func (t *Trainer) setBatch(b Batch) (valid [4][]int, err error) {
 		}
 		valid[1][i], valid[2][i], valid[3][i] = c, num, bc
 	}
-	for h := range valid {
-		data := t.targets[h].Data().([]float32)
-		clear(data)
-		count := 0
-		for _, v := range valid[h] {
-			if v >= 0 {
-				count++
-			}
-		}
-		if count > 0 {
-			for i, v := range valid[h] {
-				if v >= 0 {
-					data[i*limits[h]+v] = 1 / float32(count)
-				}
-			}
-		}
-		if err := G.Let(t.tnodes[h], t.targets[h]); err != nil {
-			return valid, err
-		}
-	}
-	copy(t.input.Data().([]float32), b.X)
-	return valid, G.Let(t.net.x, t.input)
+	return valid, nil
 }
 
-// readLosses reads the losses and the batch accuracies.
+// readLosses adds up the replicas' losses and scores the batch.
 func (t *Trainer) readLosses(valid [4][]int) (Losses, error) {
 	var l Losses
 	var vals [5]float64
-	for i, v := range t.lossV {
-		switch d := valueData(v).(type) {
-		case float32:
-			vals[i] = float64(d)
-		case []float32:
-			vals[i] = float64(d[0])
-		default:
-			return l, fmt.Errorf("model: loss %d holds %T", i, d)
+	var right, count [4]int
+	share := t.cfg.BatchSize / len(t.reps)
+	for ri, r := range t.reps {
+		for i, v := range r.lossV {
+			switch d := valueData(v).(type) {
+			case float32:
+				vals[i] += float64(d)
+			case []float32:
+				vals[i] += float64(d[0])
+			default:
+				return l, fmt.Errorf("model: loss %d holds %T", i, d)
+			}
+		}
+		outs := [4]G.Value{r.net.sideV, r.net.colourV, r.net.numberV, r.net.backV}
+		for h, v := range outs {
+			logits, err := float32s(v)
+			if err != nil {
+				return l, err
+			}
+			k := len(logits) / share
+			for i, want := range valid[h][ri*share : (ri+1)*share] {
+				if want < 0 {
+					continue
+				}
+				count[h]++
+				if argmax(logits[i*k:(i+1)*k]) == want {
+					right[h]++
+				}
+			}
 		}
 	}
 	l.Total, l.Side, l.Colour, l.Number, l.Back = vals[0], vals[1], vals[2], vals[3], vals[4]
-	outs := [4]G.Value{t.net.sideV, t.net.colourV, t.net.numberV, t.net.backV}
 	accs := [4]*float64{&l.SideAcc, &l.ColourAcc, &l.NumberAcc, &l.BackAcc}
-	for h, v := range outs {
-		logits, err := float32s(v)
-		if err != nil {
-			return l, err
-		}
-		k := len(logits) / t.cfg.BatchSize
-		right, count := 0, 0
-		for i, want := range valid[h] {
-			if want < 0 {
-				continue
-			}
-			count++
-			if argmax(logits[i*k:(i+1)*k]) == want {
-				right++
-			}
-		}
-		*accs[h] = float64(right) / float64(count) // NaN for no samples
+	for h := range accs {
+		*accs[h] = float64(right[h]) / float64(count[h]) // NaN for no samples
 	}
 	return l, nil
 }
@@ -364,7 +450,8 @@ func argmax(v []float32) int {
 	return best
 }
 
-// update applies one AdamW step to every learnable.
+// update applies one AdamW step with the summed gradients to the first
+// replica's weights and copies them to the others.
 func (t *Trainer) update() error {
 	t.steps++
 	const b1, b2, eps = 0.9, 0.999, 1e-8
@@ -372,15 +459,8 @@ func (t *Trainer) update() error {
 	c2 := 1 - math.Pow(b2, float64(t.steps))
 	lr := float32(t.lr * math.Sqrt(c2) / c1)
 	wd := float32(t.lr * t.cfg.WeightDecay)
-	for i, p := range t.params {
-		gv, err := p.Grad()
-		if err != nil {
-			return fmt.Errorf("model: gradient of %s: %w", p.Name(), err)
-		}
-		g, err := float32s(gv)
-		if err != nil {
-			return err
-		}
+	for i, p := range t.reps[0].params {
+		g := t.grad[i]
 		w, err := float32s(p.Value())
 		if err != nil {
 			return err
@@ -399,23 +479,57 @@ func (t *Trainer) update() error {
 			}
 			w[j] -= step
 		}
+		for _, r := range t.reps[1:] {
+			wr, err := float32s(r.params[i].Value())
+			if err != nil {
+				return err
+			}
+			copy(wr, w)
+		}
 	}
 	return nil
 }
 
 // Weights returns a copy of the current weights, with the batch-norm
-// running statistics, and the trainer's Config.
+// running statistics (averaged over the replicas), and the trainer's
+// Config.
 func (t *Trainer) Weights() *Weights {
-	return t.net.snapshot(t.base)
+	w := t.reps[0].net.snapshot(t.base)
+	if len(t.reps) == 1 {
+		return w
+	}
+	for i := range t.reps[0].net.bn {
+		p := fmt.Sprintf("conv%d.", i)
+		mean, vr := w.Tensor(p+"mean").Data, w.Tensor(p+"var").Data
+		for _, r := range t.reps[1:] {
+			m, v := r.net.bn[i].Stats()
+			for j, x := range m.Data().([]float32) {
+				mean[j] += x
+			}
+			for j, x := range v.Data().([]float32) {
+				vr[j] += x
+			}
+		}
+		k := 1 / float32(len(t.reps))
+		for j := range mean {
+			mean[j] *= k
+			vr[j] *= k
+		}
+	}
+	return w
 }
 
-// Close releases the machine.
+// Close releases the machines.
 func (t *Trainer) Close() error {
 	if t.closed {
 		return nil
 	}
 	t.closed = true
-	return t.vm.Close()
+	var errs []error
+	for _, r := range t.reps {
+		errs = append(errs, r.vm.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // LearnRateAt is the schedule Train uses: a linear warm-up over the first

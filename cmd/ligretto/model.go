@@ -49,10 +49,10 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(map[string]any{"n": rep.N, "seed": *seed, "side": rep.Side, "colour": rep.Colour,
-			"number": rep.Number, "card": rep.Card, "back": rep.Back, "back_unseen": rep.BackUnseen})
+			"number": rep.Number, "card": rep.Card, "illegible": rep.Illegible, "back": rep.Back, "back_unseen": rep.BackUnseen})
 	}
-	fmt.Fprintf(stdout, "%d crops (seed %d): side %.4f  colour %.4f  number %.4f  card %.4f  back %.4f  back (unseen designs) %.4f\n",
-		rep.N, *seed, rep.Side, rep.Colour, rep.Number, rep.Card, rep.Back, rep.BackUnseen)
+	fmt.Fprintf(stdout, "%d crops (seed %d): side %.4f  colour %.4f  number %.4f  card %.4f (%d faces with both numerals hidden not scored)  back %.4f  back (unseen designs) %.4f\n",
+		rep.N, *seed, rep.Side, rep.Colour, rep.Number, rep.Card, rep.Illegible, rep.Back, rep.BackUnseen)
 	return nil
 }
 

@@ -94,6 +94,9 @@ func (d *Data) Next() (model.Batch, error) {
 				return model.Batch{}, err
 			}
 			setLabels(&b, i, l, d.designs)
+			if d.r.NumeralSeen() < synth.LegibleNumeral {
+				b.Number[i] = -1 // its colour shows, its number does not
+			}
 		}
 		c, err := model.CropFromImage(d.img, d.cfg.Width, d.cfg.Height)
 		if err != nil {

@@ -15,6 +15,10 @@ type Report struct {
 	Colour     float64 `json:"colour"`      // on faces
 	Number     float64 `json:"number"`      // on faces
 	Card       float64 `json:"card"`        // colour and number both right
+	// Illegible counts the face crops whose numerals are both mostly
+	// hidden (synth.LegibleNumeral): their colour is scored, their number
+	// and card are not.
+	Illegible int `json:"illegible"`
 	Back       float64 `json:"back"`        // among the 12 real designs, enrolled from EnrolShots crops each
 	BackUnseen float64 `json:"back_unseen"` // among 12 designs never seen in training
 	// Confusion matrices, rows truth, columns prediction.
@@ -43,13 +47,16 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 	for i := range unseen {
 		unseen[i] = synth.RandomDesign(UnseenDesignSeed + seed%1_000_000*16 + uint64(i)).ID
 	}
+	var legible []bool // of the crops of the last classify call
 	classify := func(labels []synth.Label) ([]model.Prediction, error) {
 		crops := make([]model.Crop, len(labels))
+		legible = legible[:0]
 		for i, l := range labels {
 			img, err := r.SampleOf(l)
 			if err != nil {
 				return nil, err
 			}
+			legible = append(legible, r.NumeralSeen() >= synth.LegibleNumeral)
 			if crops[i], err = model.CropFromImage(img, cfg.Width, cfg.Height); err != nil {
 				return nil, err
 			}
@@ -131,11 +138,15 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 			faces++
 			ci := colourIndex(l.Face.Colour)
 			rep.ColourConfusion[ci][pr.Colour]++
-			rep.NumberConfusion[l.Face.Number-1][pr.Number-1]++
 			c, num := pr.Colour == ci, pr.Number == l.Face.Number
 			if c {
 				colourOK++
 			}
+			if !legible[i] {
+				rep.Illegible++
+				continue
+			}
+			rep.NumberConfusion[l.Face.Number-1][pr.Number-1]++
 			if num {
 				numberOK++
 			}
@@ -151,7 +162,7 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 		return Report{}, fmt.Errorf("%w: evaluate at least 2 crops", ErrNoData)
 	}
 	rep.Side = frac(sideOK, n)
-	rep.Colour, rep.Number, rep.Card = frac(colourOK, faces), frac(numberOK, faces), frac(cardOK, faces)
+	rep.Colour, rep.Number, rep.Card = frac(colourOK, faces), frac(numberOK, faces-rep.Illegible), frac(cardOK, faces-rep.Illegible)
 	rep.Back, rep.BackUnseen = frac(backOK, backs), frac(unseenOK, backs)
 	return rep, nil
 }

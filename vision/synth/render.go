@@ -24,6 +24,7 @@ func (r *Renderer) render(dst *image.RGBA, l Label, d BackDesign) {
 	A := r.aspect
 
 	// The card's texture, and where the card sits in it.
+	var numerals [2][4]float64 // a face's numerals: u0, v0, u1, v1 in card units
 	var tex *canvas
 	var tox, toy float64 // card coordinates of the texture's top-left corner
 	if l.Side == FaceSide {
@@ -38,6 +39,7 @@ func (r *Renderer) render(dst *image.RGBA, l Label, d BackDesign) {
 		}
 		drawFace(&r.tex, l.Face, &st)
 		tex = &r.tex
+		numerals = numeralBoxes(l.Face, &st, A)
 	} else {
 		tex = r.backTexture(&d)
 		tox, toy = -backMargin, -backMargin
@@ -166,6 +168,7 @@ func (r *Renderer) render(dst *image.RGBA, l Label, d BackDesign) {
 	if r.chance(p.Glare) {
 		r.glare()
 	}
+	clear(r.occ)
 	if r.chance(p.Occlusion) && p.MaxOcclusion > 0.05 {
 		if r.rng.IntN(3) == 0 {
 			r.cardEdge()
@@ -173,7 +176,49 @@ func (r *Renderer) render(dst *image.RGBA, l Label, d BackDesign) {
 			r.finger()
 		}
 	}
+	r.numeralSeen = 1
+	if l.Side == FaceSide {
+		r.numeralSeen = max(r.seenFraction(numerals[0], cardPts, cropPts), r.seenFraction(numerals[1], cardPts, cropPts))
+	}
 	r.camera(dst)
+}
+
+// numeralBoxes returns the boxes of a face's upright numeral and of its
+// turned copy, in card units.
+func numeralBoxes(f referee.Face, st *faceStyle, aspect float64) [2][4]float64 {
+	w := st.maxWidth
+	if m := st.font.mask(f.Number); m != nil {
+		w = math.Min(w, m.iw/m.ih*st.height)
+	}
+	w += math.Abs(st.shear) * st.height
+	hw, hh := w/2, st.height/2
+	return [2][4]float64{
+		{st.cx - hw, st.cy - hh, st.cx + hw, st.cy + hh},
+		{1 - st.cx - hw, aspect - st.cy - hh, 1 - st.cx + hw, aspect - st.cy + hh},
+	}
+}
+
+// seenFraction samples a box of the card (card units) on a grid and
+// returns the fraction of points that land inside the crop and not under
+// an occluder.
+func (r *Renderer) seenFraction(box [4]float64, cardPts, cropPts [4][2]float64) float64 {
+	hm := homography(cardPts, cropPts)
+	const n = 6
+	seen := 0
+	for i := range n {
+		for j := range n {
+			u := box[0] + (box[2]-box[0])*(float64(i)+0.5)/n
+			v := box[1] + (box[3]-box[1])*(float64(j)+0.5)/n
+			w := hm[6]*u + hm[7]*v + hm[8]
+			x := int(math.Floor((hm[0]*u + hm[1]*v + hm[2]) / w))
+			y := int(math.Floor((hm[3]*u + hm[4]*v + hm[5]) / w))
+			if x < 0 || y < 0 || x >= r.p.W || y >= r.p.H || r.occ[y*r.p.W+x] >= 0.5 {
+				continue
+			}
+			seen++
+		}
+	}
+	return float64(seen) / (n * n)
 }
 
 // homography returns the 3x3 matrix (row-major) mapping the four points
@@ -431,6 +476,7 @@ func (r *Renderer) finger() {
 			r.buf[i] += (col.r - r.buf[i]) * a
 			r.buf[i+1] += (col.g - r.buf[i+1]) * a
 			r.buf[i+2] += (col.b - r.buf[i+2]) * a
+			r.occ[y*W+x] = max(r.occ[y*W+x], a)
 		}
 	}
 }
@@ -475,6 +521,7 @@ func (r *Renderer) cardEdge() {
 			r.buf[i] += (c.r - r.buf[i]) * av
 			r.buf[i+1] += (c.g - r.buf[i+1]) * av
 			r.buf[i+2] += (c.b - r.buf[i+2]) * av
+			r.occ[y*W+x] = max(r.occ[y*W+x], av)
 		}
 	}
 }

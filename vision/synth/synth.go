@@ -199,7 +199,12 @@ type Renderer struct {
 	buf   []float32          // the crop being made, RGB
 	alpha []float32          // how much of each crop pixel the card covers
 	uv    []float64          // card coordinates of each crop pixel's centre
-	tmp   []float32
+	occ   []float32          // how much of each crop pixel a finger or another card covers
+	// numeralSeen is, for the last crop rendered, the larger fraction of
+	// the two numerals that lies inside the crop and is not covered (1 for
+	// a back).
+	numeralSeen float64
+	tmp         []float32
 	jpg   bytes.Buffer
 	gamma [129]float32
 }
@@ -226,9 +231,22 @@ func New(p Params, seed uint64) (*Renderer, error) {
 		tmp:    make([]float32, 3*p.W*p.H),
 		alpha:  make([]float32, p.W*p.H),
 		uv:     make([]float64, 2*p.W*p.H),
+		occ:    make([]float32, p.W*p.H),
 	}
 	return r, nil
 }
+
+// LegibleNumeral is how much of at least one of its two numerals a face
+// crop must show (inside the crop, not under a finger or another card) for
+// its number to be readable at all.
+const LegibleNumeral = 0.6
+
+// NumeralSeen is, for the last crop rendered, the larger fraction of its
+// two numerals inside the crop and uncovered; 1 for a back. A face crop
+// below LegibleNumeral shows its colour but not its number: a person could
+// not read it either, so training leaves its number out and evaluation
+// does not score it.
+func (r *Renderer) NumeralSeen() float64 { return r.numeralSeen }
 
 // Params returns the renderer's parameters.
 func (r *Renderer) Params() Params { return r.p }

@@ -552,3 +552,49 @@ func TestOtherSizes(t *testing.T) {
 		}
 	}
 }
+
+// A face's number is scored only when a numeral shows: NumeralSeen must be
+// 1 for clean, centred cards and for backs, and fall below LegibleNumeral
+// for some, not most, of the cards under deep occluders.
+func TestNumeralSeen(t *testing.T) {
+	clean, err := New(DefaultParams().Scaled(0), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face := Label{Side: FaceSide, Face: referee.Face{Colour: referee.Green, Number: 6}}
+	for range 20 {
+		if _, err := clean.SampleOf(face); err != nil {
+			t.Fatal(err)
+		}
+		if s := clean.NumeralSeen(); s != 1 {
+			t.Fatalf("clean centred card: NumeralSeen %v, want 1", s)
+		}
+	}
+	p := DefaultParams()
+	p.Occlusion, p.MaxOcclusion = 1, 0.9
+	heavy, err := New(p, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := 0
+	for range 400 {
+		if _, err := heavy.SampleOf(face); err != nil {
+			t.Fatal(err)
+		}
+		if heavy.NumeralSeen() < LegibleNumeral {
+			hidden++
+		}
+	}
+	if _, err := heavy.SampleOf(Label{Side: BackSide, Back: referee.BackDesigns[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if s := heavy.NumeralSeen(); s != 1 {
+		t.Errorf("a back: NumeralSeen %v, want 1", s)
+	}
+	// Occluders reaching up to 90% in from one side hide both numerals of
+	// some cards, never of most.
+	if hidden == 0 || hidden > 200 {
+		t.Errorf("%d of 400 heavily occluded faces have both numerals hidden, want some but not most", hidden)
+	}
+	t.Logf("%d of 400 heavily occluded faces have both numerals hidden", hidden)
+}
