@@ -81,6 +81,7 @@ func DefaultConfig() Config {
 		BNMomentum:  0.1,
 		EmbedScale:  16,
 		BackWeight:  1,
+		BackMargin:  0.2,
 		Seed:        1,
 		Workers:     2,
 	}

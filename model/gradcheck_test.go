@@ -3,6 +3,9 @@ package model
 import (
 	"math"
 	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // TestGradients compares gorgonia's symbolic gradients with central
@@ -72,5 +75,40 @@ func TestGradients(t *testing.T) {
 			}
 		}
 		t.Logf("%s: worst relative error %.4f", p.Name(), worst)
+	}
+}
+
+// The loss must stay finite however confident the network gets: gorgonia's
+// LogSoftMax shifts every row by the first row's first value, so a row far
+// above it overflows (a training run turned NaN after 14,700 steps). The
+// log-softmax the trainer builds shifts each row by its own maximum.
+func TestLogSoftmaxRows_ConfidentRows(t *testing.T) {
+	g := G.NewGraph()
+	x := G.NewMatrix(g, tensor.Float32, G.WithShape(2, 2), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(2, 2), tensor.WithBacking([]float32{-100, -100, 100, -100}))))
+	logp, err := logSoftmaxRows(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := G.Sum(logp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := G.Grad(sum, x); err != nil {
+		t.Fatal(err)
+	}
+	var out G.Value
+	G.Read(logp, &out)
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	got := out.Data().([]float32)
+	want := []float32{-float32(math.Ln2), -float32(math.Ln2), 0, -200}
+	for i := range want {
+		if math.IsNaN(float64(got[i])) || math.Abs(float64(got[i]-want[i])) > 1e-4 {
+			t.Fatalf("log-softmax %v, want %v", got, want)
+		}
 	}
 }

@@ -164,7 +164,7 @@ func (r *replica) buildLoss(cfg Config) (err error) {
 				return err
 			}
 		}
-		logp, err := G.LogSoftMax(logits)
+		logp, err := logSoftmaxRows(logits)
 		if err != nil {
 			return err
 		}
@@ -196,6 +196,43 @@ func (r *replica) buildLoss(cfg Config) (err error) {
 	params, _ := n.learnables()
 	_, err = G.Grad(total, params...)
 	return err
+}
+
+// logSoftmaxRows is the log-softmax of each row of the matrix x, shifted
+// by the row's own maximum. gorgonia's LogSoftMax (tensor v0.9.24) shifts
+// every row by the largest of the first row's first value and the row's
+// other values: once the logits of a confident row run 88 above that, exp
+// overflows and the loss turns NaN (a training run diverged so after 14,700
+// steps).
+func logSoftmaxRows(x *G.Node) (*G.Node, error) {
+	n := x.Shape()[0]
+	m, err := G.Max(x, 1)
+	if err != nil {
+		return nil, err
+	}
+	if m, err = G.Reshape(m, tensor.Shape{n, 1}); err != nil {
+		return nil, err
+	}
+	shifted, err := G.BroadcastSub(x, m, nil, []byte{1})
+	if err != nil {
+		return nil, err
+	}
+	e, err := G.Exp(shifted)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := G.Sum(e, 1)
+	if err != nil {
+		return nil, err
+	}
+	lse, err := G.Log(sum)
+	if err != nil {
+		return nil, err
+	}
+	if lse, err = G.Reshape(lse, tensor.Shape{n, 1}); err != nil {
+		return nil, err
+	}
+	return G.BroadcastSub(shifted, lse, nil, []byte{1})
 }
 
 // SetLearnRate sets the Adam step size for the next steps.

@@ -10,15 +10,15 @@ import (
 
 // Report is the accuracy of each head on held-out crops.
 type Report struct {
-	N          int     `json:"n"`
-	Side       float64 `json:"side"`
-	Colour     float64 `json:"colour"`      // on faces
-	Number     float64 `json:"number"`      // on faces
-	Card       float64 `json:"card"`        // colour and number both right
+	N      int     `json:"n"`
+	Side   float64 `json:"side"`
+	Colour float64 `json:"colour"` // on faces
+	Number float64 `json:"number"` // on faces
+	Card   float64 `json:"card"`   // colour and number both right
 	// Illegible counts the face crops whose numerals are both mostly
 	// hidden (synth.LegibleNumeral): their colour is scored, their number
 	// and card are not.
-	Illegible int `json:"illegible"`
+	Illegible  int     `json:"illegible"`
 	Back       float64 `json:"back"`        // among the 12 real designs, enrolled from EnrolShots crops each
 	BackUnseen float64 `json:"back_unseen"` // among 12 designs never seen in training
 	// Confusion matrices, rows truth, columns prediction.
