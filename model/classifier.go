@@ -72,6 +72,19 @@ func (c *Classifier) Classify(crops []Crop) ([]Prediction, error) {
 	return twoWayPredictions(r, len(crops), c.cfg.EmbedDim), nil
 }
 
+// ClassifyAsIs runs the network on the crops, each read once (see
+// Predictor).
+func (c *Classifier) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
+	if err := checkCrops(c.cfg, crops); err != nil {
+		return nil, err
+	}
+	r, err := c.forward(crops)
+	if err != nil {
+		return nil, err
+	}
+	return predictions(r, len(crops), c.cfg.EmbedDim), nil
+}
+
 // forward returns the raw outputs for the crops.
 func (c *Classifier) forward(crops []Crop) (rawOutputs, error) {
 	var r rawOutputs

@@ -51,5 +51,8 @@
 // reused within a run, so outputs are taken with G.Read, not Node.Value;
 // making a training-mode machine resets the batch-norm statistics, so they
 // are set after the machine is made; BatchNorm's momentum is the weight of
-// the new batch (0.1, not 0.9).
+// the new batch (0.1, not 0.9); LogSoftMax shifts every row by the first
+// row's first value, not by the row's own maximum, and overflows once the
+// network is confident (logSoftmaxRows is the stable one); two machines of
+// separate graphs run safely side by side.
 package model

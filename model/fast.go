@@ -114,6 +114,19 @@ func (f *Fast) Classify(crops []Crop) ([]Prediction, error) {
 	return twoWayPredictions(r, len(crops), f.cfg.EmbedDim), nil
 }
 
+// ClassifyAsIs runs the network on the crops, each read once (see
+// Predictor).
+func (f *Fast) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
+	if err := checkCrops(f.cfg, crops); err != nil {
+		return nil, err
+	}
+	r, err := f.forward(crops)
+	if err != nil {
+		return nil, err
+	}
+	return predictions(r, len(crops), f.cfg.EmbedDim), nil
+}
+
 // Close does nothing; it is there for Predictor.
 func (f *Fast) Close() error { return nil }
 

@@ -256,6 +256,15 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	one, oneT := predictions(raw, len(crops), cfg.EmbedDim), predictions(rawT, len(crops), cfg.EmbedDim)
+	asIs, err := fast.ClassifyAsIs(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range crops {
+		if d := maxAbsDiff(asIs[i].NumberProbs[:], one[i].NumberProbs[:]); d != 0 {
+			t.Errorf("crop %d: ClassifyAsIs differs from the one-way reading by %g", i, d)
+		}
+	}
 	for i := range crops {
 		if d := maxAbsDiff(p[i].NumberProbs[:], q[i].NumberProbs[:]); d > 1e-6 {
 			t.Errorf("crop %d: turned crop's number probabilities differ by %g", i, d)

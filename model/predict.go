@@ -249,8 +249,14 @@ func Nearest(emb []float32, protos [][]float32) (int, float32) {
 }
 
 // Predictor is what both inference paths (Classifier, Fast) offer.
+//
+// Classify reads each crop both ways up (withTurned), which is right for a
+// whole Ligretto card. ClassifyAsIs reads each crop once, as it is: for
+// crops that do not read the same turned, such as a photo's corner index
+// (one numeral, which turned is another number).
 type Predictor interface {
 	Classify(crops []Crop) ([]Prediction, error)
+	ClassifyAsIs(crops []Crop) ([]Prediction, error)
 	Close() error
 }
 

@@ -190,7 +190,9 @@ func EvaluatePhotos(p model.Predictor, cfg model.Config, photos []PhotoCrop) (Ph
 		}
 		crops[i] = c
 	}
-	preds, err := p.Classify(crops)
+	// A photo's labelled box holds one corner index, which does not read
+	// the same turned: read it once.
+	preds, err := p.ClassifyAsIs(crops)
 	if err != nil {
 		return rep, err
 	}
