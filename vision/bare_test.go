@@ -3,10 +3,12 @@ package vision
 import (
 	"image"
 	"image/color"
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
 
+	"ligretto/model"
 	"ligretto/referee"
 )
 
@@ -99,5 +101,50 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.cand, c.n, c.conf, obs, c.wantSeen)
 			}
 		})
+	}
+}
+
+// C8: a 10 read for a couple of frames under moving hands, then covered by
+// a foul before it was ever stable, was played: the foul is reported on the
+// closed pile (C8), not as a wrong card on the 9 (C7). A single glimpse of
+// the 10 is not enough.
+func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
+	red9 := referee.Face{Colour: referee.Red, Number: 9}
+	red10 := referee.Face{Colour: referee.Red, Number: 10}
+	blue4 := referee.Face{Colour: referee.Blue, Number: 4}
+	for _, c := range []struct {
+		name     string
+		nextSeen int
+		want     []referee.Face
+	}{
+		{"the 10 read twice", 2, []referee.Face{red10, blue4}},
+		{"the 10 glimpsed once", 1, []referee.Face{blue4}},
+		{"no 10", 0, []referee.Face{blue4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95, nextSeen: c.nextSeen}}
+			obs := p.decide(gocv.Mat{}, 1000)
+			var got []referee.Face
+			for _, o := range obs {
+				got = append(got, *o.Card)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("observations %v, want %v", got, c.want)
+			}
+			if p.piles[0].nextSeen != 0 {
+				t.Errorf("nextSeen %d after the commit, want 0", p.piles[0].nextSeen)
+			}
+		})
+	}
+	// Votes count the next card's readings, moving or not.
+	p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
+	pl := &pile{id: 1, committed: red9}
+	pl.reading = model.Prediction{Side: model.SideFace, Colour: 0, Number: 10, ColourProb: 0.9, NumberProb: 0.9}
+	pl.reading.SideProbs[model.SideFace] = 1
+	p.vote(pl)
+	p.vote(pl)
+	if pl.nextSeen != 2 {
+		t.Errorf("two readings of the next card: nextSeen %d, want 2", pl.nextSeen)
 	}
 }

@@ -35,6 +35,10 @@ type roundCheck struct {
 func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCheck {
 	sc, evs, res := simRound(t, players, seed, errRate)
 	cal := calibrateScene(t, sc, players)
+	debugStart = func(pile int, first referee.Face, bareAge, sinceBorn int, sawOne bool) {
+		t.Logf("new pile %d first read %v: spot bare %d frames before its find, found %d frames ago, a 1 glimpsed %v", pile, first, bareAge, sinceBorn, sawOne)
+	}
+	defer func() { debugStart = nil }()
 	got := refereeScene(t, sc, cal, *evs[0].Settings, nil)
 	var rc roundCheck
 	// Scores (C14): the camera's count after the stop against the simulator's.

@@ -93,8 +93,12 @@ type pile struct {
 	back      bool // the last reading was a card back
 	settled   int  // frame index when the current candidate was first seen quiet
 	bornBare  bool // its spot was bare table shortly before it was first found
+	bareAge   int  // frames from its spot last seen bare to its first find
 	born      int  // frame index when it was first found
 	sawOne    bool // some reading, however unsure, was a 1
+	// nextSeen counts the frames since the last commit that read the
+	// card a legal play puts on the pile next, moving or quiet.
+	nextSeen int
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -248,7 +252,8 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			if p.prev.Empty() || r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
 				continue
 			}
-			best = &pile{x: x, y: y, settled: -1, born: p.frame, bornBare: p.bare.bareWithin(q, p.frame, p.cfg.BareFrames)}
+			age := p.bare.bareAge(q, p.frame)
+			best = &pile{x: x, y: y, settled: -1, born: p.frame, bareAge: age, bornBare: age <= p.cfg.BareFrames}
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
@@ -342,6 +347,9 @@ func (p *Pipeline) vote(pl *pile) {
 		return
 	}
 	f := r.Face()
+	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1 {
+		pl.nextSeen++
+	}
 	if f == pl.cand && pl.candN > 0 {
 		pl.candN++
 		pl.candConf = math.Max(pl.candConf, float64(r.FaceConfidence()))
@@ -398,6 +406,9 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				pl.id = p.nextID
 				first := f
 				strict := p.cfg.StrictStarts && pl.bornBare && !pl.sawOne && p.frame-pl.born <= 4*p.cfg.BareFrames
+				if debugStart != nil && f.Number != 1 {
+					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, pl.sawOne)
+				}
 				if f.Number != 1 && !strict {
 					// The 1 under it was missed (see StrictStarts).
 					first = referee.Face{Colour: f.Colour, Number: 1}
@@ -407,9 +418,16 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 				}
 			} else {
+				if next := (referee.Face{Colour: pl.committed.Colour, Number: pl.committed.Number + 1}); !p.expected(pl) && pl.nextSeen >= nextSeenFrames && next.Number <= 10 {
+					// The legal next card was read before this surprise
+					// covered it: it was played first (a 10 then a card on
+					// it breaks C8, not C7).
+					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &next, By: "camera"})
+				}
 				obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 			}
 			pl.committed = f
+			pl.nextSeen = 0
 		}
 	case referee.PhaseCounting:
 		if p.counted {
@@ -430,6 +448,15 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	}
 	return obs
 }
+
+// debugStart, when set (by diagnostic tests), hears of every new pile
+// whose first card read is not a 1.
+var debugStart func(pile int, first referee.Face, bareAge, sinceBorn int, sawOne bool)
+
+// nextSeenFrames is how many readings of a pile's legal next card (not
+// necessarily in a row, nor quiet) show that it was played, when a
+// surprise is committed over it before it was ever stable.
+const nextSeenFrames = 2
 
 // forgetFrames is how long a find that was never read as a card is kept
 // out of sight (a card under a hand comes back within it).
@@ -491,27 +518,37 @@ func (b *bareMap) mark(fg gocv.Mat, frame int) {
 	}
 }
 
-// bareWithin reports whether most cells inside q (centre work pixels)
-// were bare within the last n frames before frame.
-func (b *bareMap) bareWithin(q Quad, frame, n int) bool {
-	if b.cols == 0 {
-		return false
-	}
-	in, recent := 0, 0
+// neverBare is the bare age of a spot never seen bare.
+const neverBare = math.MaxInt32
+
+// bareAge is how many frames before frame most cells inside q (centre work
+// pixels) were last bare: the median of the cells' ages, neverBare when
+// most were never bare.
+func (b *bareMap) bareAge(q Quad, frame int) int {
+	var ages []int
 	for y := range b.rows {
 		for x := range b.cols {
 			cx, cy := float64(x*bareCell)+bareCell/2, float64(y*bareCell)+bareCell/2
 			if !q.Contains(cx, cy) {
 				continue
 			}
-			in++
-			if l := b.last[y*b.cols+x]; l > 0 && frame-l <= n {
-				recent++
+			age := neverBare
+			if l := b.last[y*b.cols+x]; l > 0 {
+				age = frame - l
 			}
+			ages = append(ages, age)
 		}
 	}
-	return in > 0 && 2*recent > in
+	if len(ages) == 0 {
+		return neverBare
+	}
+	slices.Sort(ages)
+	return ages[len(ages)/2]
 }
+
+// bareWithin reports whether most cells inside q were bare within the last
+// n frames before frame.
+func (b *bareMap) bareWithin(q Quad, frame, n int) bool { return b.bareAge(q, frame) <= n }
 
 // updateBare marks the bare spots of the current centre image.
 func (p *Pipeline) updateBare() {
