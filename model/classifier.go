@@ -62,27 +62,13 @@ func (c *Classifier) Batch() int { return c.net.batch }
 // Classify runs the network on the crops, each read both ways up
 // (withTurned), in graph-sized batches.
 func (c *Classifier) Classify(crops []Crop) ([]Prediction, error) {
-	if err := checkCrops(c.cfg, crops); err != nil {
-		return nil, err
-	}
-	r, err := c.forward(withTurned(crops, c.cfg.Width, c.cfg.Height))
-	if err != nil {
-		return nil, err
-	}
-	return twoWayPredictions(r, len(crops), c.cfg.EmbedDim), nil
+	return classifyWith(c.cfg, c.forward, crops, true)
 }
 
 // ClassifyAsIs runs the network on the crops, each read once (see
 // Predictor).
 func (c *Classifier) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
-	if err := checkCrops(c.cfg, crops); err != nil {
-		return nil, err
-	}
-	r, err := c.forward(crops)
-	if err != nil {
-		return nil, err
-	}
-	return predictions(r, len(crops), c.cfg.EmbedDim), nil
+	return classifyWith(c.cfg, c.forward, crops, false)
 }
 
 // forward returns the raw outputs for the crops.

@@ -104,27 +104,13 @@ func (f *Fast) Config() Config { return f.cfg.clone() }
 // Classify runs the network on the crops, each read both ways up
 // (withTurned).
 func (f *Fast) Classify(crops []Crop) ([]Prediction, error) {
-	if err := checkCrops(f.cfg, crops); err != nil {
-		return nil, err
-	}
-	r, err := f.forward(withTurned(crops, f.cfg.Width, f.cfg.Height))
-	if err != nil {
-		return nil, err
-	}
-	return twoWayPredictions(r, len(crops), f.cfg.EmbedDim), nil
+	return classifyWith(f.cfg, f.forward, crops, true)
 }
 
 // ClassifyAsIs runs the network on the crops, each read once (see
 // Predictor).
 func (f *Fast) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
-	if err := checkCrops(f.cfg, crops); err != nil {
-		return nil, err
-	}
-	r, err := f.forward(crops)
-	if err != nil {
-		return nil, err
-	}
-	return predictions(r, len(crops), f.cfg.EmbedDim), nil
+	return classifyWith(f.cfg, f.forward, crops, false)
 }
 
 // Close does nothing; it is there for Predictor.

@@ -172,6 +172,26 @@ func twoWayPredictions(r rawOutputs, n, embDim int) []Prediction {
 	return out
 }
 
+// classifyWith runs forward (a path's raw forward pass) on the crops, each
+// read both ways up or once as it is.
+func classifyWith(cfg Config, forward func([]Crop) (rawOutputs, error), crops []Crop, bothWays bool) ([]Prediction, error) {
+	if err := checkCrops(cfg, crops); err != nil {
+		return nil, err
+	}
+	if !bothWays {
+		r, err := forward(crops)
+		if err != nil {
+			return nil, err
+		}
+		return predictions(r, len(crops), cfg.EmbedDim), nil
+	}
+	r, err := forward(withTurned(crops, cfg.Width, cfg.Height))
+	if err != nil {
+		return nil, err
+	}
+	return twoWayPredictions(r, len(crops), cfg.EmbedDim), nil
+}
+
 // predictions turns raw outputs of n samples into predictions.
 func predictions(r rawOutputs, n, embDim int) []Prediction {
 	out := make([]Prediction, n)
