@@ -61,7 +61,11 @@ func TestDecide_NewPileNotOne(t *testing.T) {
 			cfg := DefaultPipelineConfig()
 			cfg.StrictStarts = c.strict
 			p := &Pipeline{cfg: cfg, phase: referee.PhasePlaying, frame: 40}
-			p.piles = []*pile{{cand: red3, candN: 6, candConf: 0.95, born: 38, bornBare: c.bornBare, sawOne: c.sawOne}}
+			age := neverBare
+			if c.bornBare {
+				age = 2
+			}
+			p.piles = []*pile{{cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: age, sawOne: c.sawOne}}
 			obs := p.decide(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || obs[0].Kind != referee.ObsPileNew || obs[0].Card.Number != c.wantFirst {
 				t.Fatalf("got %+v", obs)

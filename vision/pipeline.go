@@ -92,7 +92,6 @@ type pile struct {
 	committed referee.Face
 	back      bool // the last reading was a card back
 	settled   int  // frame index when the current candidate was first seen quiet
-	bornBare  bool // its spot was bare table shortly before it was first found
 	bareAge   int  // frames from its spot last seen bare to its first find
 	born      int  // frame index when it was first found
 	sawOne    bool // some reading, however unsure, was a 1
@@ -252,8 +251,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			if p.prev.Empty() || r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
 				continue
 			}
-			age := p.bare.bareAge(q, p.frame)
-			best = &pile{x: x, y: y, settled: -1, born: p.frame, bareAge: age, bornBare: age <= p.cfg.BareFrames}
+			best = &pile{x: x, y: y, settled: -1, born: p.frame, bareAge: p.bare.bareAge(q, p.frame)}
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
@@ -405,7 +403,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				p.nextID++
 				pl.id = p.nextID
 				first := f
-				strict := p.cfg.StrictStarts && pl.bornBare && !pl.sawOne && p.frame-pl.born <= 4*p.cfg.BareFrames
+				strict := p.cfg.StrictStarts && pl.bareAge <= p.cfg.BareFrames && !pl.sawOne && p.frame-pl.born <= 4*p.cfg.BareFrames
 				if debugStart != nil && f.Number != 1 {
 					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, pl.sawOne)
 				}

@@ -205,8 +205,8 @@ type Renderer struct {
 	// a back).
 	numeralSeen float64
 	tmp         []float32
-	jpg   bytes.Buffer
-	gamma [129]float32
+	jpg         bytes.Buffer
+	gamma       [129]float32
 }
 
 // cardCorner is the corner radius of a card, in card widths.
