@@ -81,7 +81,7 @@ func DefaultConfig() Config {
 		BNMomentum:  0.1,
 		EmbedScale:  16,
 		BackWeight:  1,
-		BackMargin:  0.2,
+		BackMargin:  0, // 0.2 cost card accuracy and gained no unseen-back accuracy in full runs
 		Seed:        1,
 		Workers:     2,
 	}
