@@ -329,24 +329,34 @@ func splitTwo(contour []image.Point, cw, ch float64) []Quad {
 	}
 	// The line between the cards is across the axis, perhaps a little
 	// turned (each card may be turned) and off the middle: try a few and
-	// keep the one that leaves two halves most like a card.
-	var out []Quad
+	// keep the one that leaves two halves most like a card. The halves are
+	// sized in Go (minRect); OpenCV draws the chosen two.
+	sorted := sortedPoints(pts)
+	ts := make([]float64, len(sorted))
+	sel := make([]image.Point, 0, len(sorted))
+	hull := make([]image.Point, 0, len(sorted)+1)
 	bestCost := math.Inf(1)
+	var bestDX, bestDY, bestMid float64
 	for _, turn := range []float64{-0.3, -0.15, 0, 0.15, 0.3} {
 		dx, dy := ux*math.Cos(turn)-uy*math.Sin(turn), ux*math.Sin(turn)+uy*math.Cos(turn)
 		t0, t1 := math.Inf(1), math.Inf(-1)
-		ts := make([]float64, len(pts))
-		for i, p := range pts {
-			ts[i] = float64(p.X)*dx + float64(p.Y)*dy
-			t0, t1 = math.Min(t0, ts[i]), math.Max(t1, ts[i])
+		for i, p := range sorted {
+			t := float64(p.X)*dx + float64(p.Y)*dy
+			ts[i] = t
+			if t < t0 {
+				t0 = t
+			}
+			if t > t1 {
+				t1 = t
+			}
 		}
 		for off := -10.0; off <= 10; off++ {
 			mid := (t0+t1)/2 + off
-			var qs []Quad
 			cost := 0.0
+			var centres [2][2]float64
 			for half := range 2 {
-				var sel []image.Point
-				for i, p := range pts {
+				sel = sel[:0]
+				for i, p := range sorted {
 					if (half == 0) == (ts[i] <= mid) {
 						sel = append(sel, p)
 					}
@@ -355,33 +365,45 @@ func splitTwo(contour []image.Point, cw, ch float64) []Quad {
 					cost = math.Inf(1)
 					break
 				}
-				hv := gocv.NewPointVectorFromPoints(sel)
-				r := gocv.MinAreaRect(hv)
-				hv.Close()
-				w, h := float64(r.Width), float64(r.Height)
+				w, h, cx, cy := minRect(hullOfSorted(sel, hull))
 				long, short := math.Max(w, h), math.Min(w, h)
-				if len(r.Points) != 4 || long < 0.85*ch || long > 1.2*ch || short < 0.8*cw || short > 1.25*cw {
+				if long < 0.85*ch || long > 1.2*ch || short < 0.8*cw || short > 1.25*cw {
 					cost = math.Inf(1)
 					break
 				}
 				// An outline of edges may be a few pixels wider than the
 				// card; a straight cut is likelier than a turned one.
 				cost += math.Max(0, math.Abs(long-ch-2)-4) + math.Max(0, math.Abs(short-cw-2)-4) + 10*math.Abs(turn)
-				var q Quad
-				copy(q[:], r.Points)
-				qs = append(qs, OrderCorners(q))
+				centres[half] = [2]float64{cx, cy}
 			}
-			if len(qs) == 2 {
-				ax, ay := qs[0].Centre()
-				bx, by := qs[1].Centre()
-				if math.Hypot(ax-bx, ay-by) < 0.8*cw {
-					cost = math.Inf(1) // the halves overlap: one card, not two
-				}
+			if !math.IsInf(cost, 1) && math.Hypot(centres[0][0]-centres[1][0], centres[0][1]-centres[1][1]) < 0.8*cw {
+				cost = math.Inf(1) // the halves overlap: one card, not two
 			}
 			if cost < bestCost {
-				bestCost, out = cost, qs
+				bestCost, bestDX, bestDY, bestMid = cost, dx, dy, mid
 			}
 		}
+	}
+	if math.IsInf(bestCost, 1) {
+		return nil
+	}
+	out := make([]Quad, 0, 2)
+	for half := range 2 {
+		sel = sel[:0]
+		for _, p := range pts {
+			if (half == 0) == (float64(p.X)*bestDX+float64(p.Y)*bestDY <= bestMid) {
+				sel = append(sel, p)
+			}
+		}
+		hv := gocv.NewPointVectorFromPoints(sel)
+		r := gocv.MinAreaRect(hv)
+		hv.Close()
+		if len(r.Points) != 4 {
+			return nil
+		}
+		var q Quad
+		copy(q[:], r.Points)
+		out = append(out, OrderCorners(q))
 	}
 	return out
 }

@@ -507,11 +507,13 @@ func (b *bareMap) mark(fg gocv.Mat, frame int) {
 	sub := fg.Region(image.Rect(0, 0, cols*bareCell, rows*bareCell))
 	defer sub.Close()
 	gocv.Resize(sub, &small, image.Pt(cols, rows), 0, 0, gocv.InterpolationArea)
-	for y := range rows {
-		for x := range cols {
-			if small.GetUCharAt(y, x) < 26 {
-				b.last[y*cols+x] = frame
-			}
+	px, err := small.DataPtrUint8() // one cgo call, not one a cell
+	if err != nil || len(px) < cols*rows {
+		return
+	}
+	for i, v := range px[:cols*rows] {
+		if v < 26 {
+			b.last[i] = frame
 		}
 	}
 }
