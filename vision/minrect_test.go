@@ -89,35 +89,14 @@ func TestSplitTwo_SameAsAllOpenCV(t *testing.T) {
 	}
 }
 
+// splitTwoAllOpenCV is splitTwo as it was, asking OpenCV for every
+// rectangle: the reference the Go-sized search is held to.
 func splitTwoAllOpenCV(contour []image.Point, cw, ch float64) []Quad {
-	if len(contour) < 4 {
+	ux, uy, ok := longAxis(contour)
+	if !ok {
 		return nil
 	}
-	pv := gocv.NewPointVectorFromPoints(contour)
-	rect := gocv.MinAreaRect(pv)
-	pv.Close()
-	if len(rect.Points) != 4 {
-		return nil
-	}
-	a, b, c := rect.Points[0], rect.Points[1], rect.Points[2]
-	ux, uy := float64(b.X-a.X), float64(b.Y-a.Y)
-	if l1, l2 := math.Hypot(ux, uy), math.Hypot(float64(c.X-b.X), float64(c.Y-b.Y)); l2 > l1 {
-		ux, uy = float64(c.X-b.X), float64(c.Y-b.Y)
-	}
-	n := math.Hypot(ux, uy)
-	if n == 0 {
-		return nil
-	}
-	ux, uy = ux/n, uy/n
-	// Points every pixel along the outline, and their place along the axis.
-	var pts []image.Point
-	for i, p := range contour {
-		q := contour[(i+1)%len(contour)]
-		steps := max(abs(q.X-p.X), abs(q.Y-p.Y), 1)
-		for k := range steps {
-			pts = append(pts, image.Pt(p.X+(q.X-p.X)*k/steps, p.Y+(q.Y-p.Y)*k/steps))
-		}
-	}
+	pts := outlinePoints(contour)
 	// The line between the cards is across the axis, perhaps a little
 	// turned (each card may be turned) and off the middle: try a few and
 	// keep the one that leaves two halves most like a card.
