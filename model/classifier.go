@@ -42,7 +42,7 @@ func NewClassifier(w *Weights, batch int) (*Classifier, error) {
 		return nil, err
 	}
 	c := &Classifier{cfg: w.Config.clone(), net: n}
-	c.vm = G.NewTapeMachine(n.g, G.EvalMode())
+	c.vm = G.NewTapeMachine(n.g, G.EvalMode(), G.WithEngine(vmEngine))
 	// The machine sets the batch-norm ops to eval mode; only then are the
 	// statistics set (a training-mode switch would reset them).
 	if err := n.setStats(w); err != nil {

@@ -121,7 +121,7 @@ func newReplica(w *Weights, share int) (*replica, error) {
 		return nil, err
 	}
 	r.params, _ = n.learnables()
-	r.vm = G.NewTapeMachine(n.g, G.BindDualValues(r.params...))
+	r.vm = G.NewTapeMachine(n.g, G.BindDualValues(r.params...), G.WithEngine(vmEngine))
 	// Making a training machine resets the batch-norm statistics: set them
 	// only now.
 	if err := n.setStats(w); err != nil {

@@ -3,6 +3,9 @@ package model
 import (
 	"testing"
 	"time"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // smallConfig is a network small enough to train in the tests, also under
@@ -155,6 +158,52 @@ func TestTrainSyntheticTask(t *testing.T) {
 	}
 }
 
+// trainFive trains a fresh trainer of cfg for five fixed batches.
+func trainFive(t *testing.T, cfg Config) *Weights {
+	t.Helper()
+	data := newSynth(cfg, 4)
+	tr, err := NewTrainer(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for range 5 {
+		if _, err := tr.Step(data.batch([]int{0, 1, 2, 3, 4, 5, 6, 7})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr.Weights()
+}
+
+// TestFastEngine_SameWeightsAsGorgonias: training on fastEngine gives the
+// very bits gorgonia's own engine gives (its Transpose only moves data).
+func TestFastEngine_SameWeightsAsGorgonias(t *testing.T) {
+	cfg := smallConfig()
+	run := func(e tensor.Engine) *Weights {
+		old := vmEngine
+		vmEngine = e
+		defer func() { vmEngine = old }()
+		return trainFive(t, cfg)
+	}
+	a, b := run(fastEngine{}), run(G.StandardEngine{})
+	init, err := NewWeights(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for i := range a.Tensors {
+		if d := maxAbsDiff(a.Tensors[i].Data, b.Tensors[i].Data); d != 0 {
+			t.Errorf("%s differs by %g between the two engines", a.Tensors[i].Name, d)
+		}
+		if maxAbsDiff(a.Tensors[i].Data, init.Tensors[i].Data) != 0 {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Error("training changed no weight: the comparison proves nothing")
+	}
+}
+
 // The committed weights are reproduced from a seed: two trainers with the
 // same Config and batches must end with the same weights, bit for bit,
 // although their replicas run on goroutines in any order.
@@ -162,22 +211,7 @@ func TestTrainer_ReplicasAreDeterministic(t *testing.T) {
 	cfg := smallConfig()
 	cfg.Workers = 2
 	cfg.BackMargin = 0.2
-	designs := []int{0, 1, 2, 3, 4, 5, 6, 7}
-	run := func() *Weights {
-		data := newSynth(cfg, 4)
-		tr, err := NewTrainer(cfg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.Close()
-		for range 5 {
-			if _, err := tr.Step(data.batch(designs)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return tr.Weights()
-	}
-	a, b := run(), run()
+	a, b := trainFive(t, cfg), trainFive(t, cfg)
 	for i := range a.Tensors {
 		if d := maxAbsDiff(a.Tensors[i].Data, b.Tensors[i].Data); d != 0 {
 			t.Errorf("%s differs by %g between two identical runs", a.Tensors[i].Name, d)
