@@ -20,21 +20,21 @@ func TestBareMap(t *testing.T) {
 	var b bareMap
 	q := Quad{{20, 20}, {50, 20}, {50, 64}, {20, 64}}
 	b.mark(fg, 1) // all bare
-	if !b.bareWithin(q, 10, 30) {
+	if b.bareAge(q, 10) > 30 {
 		t.Fatal("bare 9 frames ago: want bare")
 	}
 	gocv.Rectangle(&fg, image.Rect(18, 18, 52, 66), color.RGBA{255, 255, 255, 0}, -1)
 	for f := 2; f <= 60; f++ {
 		b.mark(fg, f)
 	}
-	if b.bareWithin(q, 61, 30) {
+	if b.bareAge(q, 61) <= 30 {
 		t.Fatal("covered for 59 frames: want not bare")
 	}
-	if !b.bareWithin(Quad{{70, 20}, {100, 20}, {100, 64}, {70, 64}}, 61, 30) {
+	if b.bareAge(Quad{{70, 20}, {100, 20}, {100, 64}, {70, 64}}, 61) > 30 {
 		t.Fatal("a spot beside it stayed bare")
 	}
 	var empty bareMap
-	if empty.bareWithin(q, 5, 30) {
+	if empty.bareAge(q, 5) <= 30 {
 		t.Fatal("no record: want not bare")
 	}
 }

@@ -546,10 +546,6 @@ func (b *bareMap) bareAge(q Quad, frame int) int {
 	return ages[len(ages)/2]
 }
 
-// bareWithin reports whether most cells inside q were bare within the last
-// n frames before frame.
-func (b *bareMap) bareWithin(q Quad, frame, n int) bool { return b.bareAge(q, frame) <= n }
-
 // updateBare marks the bare spots of the current centre image.
 func (p *Pipeline) updateBare() {
 	if p.bg.Empty() || p.view == nil {
