@@ -152,3 +152,82 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 		t.Errorf("two readings of the next card: nextSeen %d, want 2", pl.nextSeen)
 	}
 }
+
+// facePrediction is a sure reading of f.
+func facePrediction(f referee.Face) model.Prediction {
+	pr := model.Prediction{Side: model.SideFace, Colour: slices.Index(referee.Colours[:], f.Colour), Number: f.Number, ColourProb: 0.99, NumberProb: 0.99}
+	pr.SideProbs[model.SideFace] = 1
+	return pr
+}
+
+// squareQuad is an axis-aligned square of side s.
+func squareQuad(s int) Quad {
+	return Quad{{X: 0, Y: 0}, {X: s, Y: 0}, {X: s, Y: s}, {X: 0, Y: s}}
+}
+
+// C8 and C7: a surprise read from an outline far from a card's size (a
+// part of a pile cut by a neighbour's arm, or two touching piles) never
+// becomes a foul; read from a card-sized outline it does. The area of a
+// lone card comes from the piles' first cards on this table.
+func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
+	yellow10 := referee.Face{Colour: referee.Yellow, Number: 10}
+	yellow2 := referee.Face{Colour: referee.Yellow, Number: 2}
+	for _, c := range []struct {
+		name     string
+		side     int // of the find; a lone card is 10x10
+		wantFoul bool
+	}{
+		{"a card-sized find", 11, true},
+		{"a part of the pile", 8, false},
+		{"two piles as one find", 14, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			for range 3 {
+				p.noteCardArea(100)
+			}
+			pl := &pile{id: 1, committed: yellow10, quad: squareQuad(c.side), reading: facePrediction(yellow2), hasRead: true}
+			p.piles = []*pile{pl}
+			for range p.cfg.SurpriseStable {
+				p.vote(pl)
+			}
+			obs := p.decide(gocv.Mat{}, 1000)
+			foul := len(obs) == 1 && *obs[0].Card == yellow2
+			if foul != c.wantFoul {
+				t.Fatalf("find of %d%% a card's area read %v six times: observations %+v, want a foul %v", c.side*c.side, yellow2, obs, c.wantFoul)
+			}
+		})
+	}
+}
+
+// A pile read at its last outline (the finder missed it, nothing moved
+// over it) counts its expected next card only: a stale outline may show a
+// part of a neighbour, and a foul is never called on that.
+func TestVote_C7_StaleOutlineConfirmsOnlyTheNextCard(t *testing.T) {
+	red5 := referee.Face{Colour: referee.Red, Number: 5}
+	for _, c := range []struct {
+		read  referee.Face
+		wantN int
+	}{
+		{referee.Face{Colour: referee.Red, Number: 6}, 3},
+		{referee.Face{Colour: referee.Blue, Number: 3}, 0},
+		{referee.Face{Colour: referee.Red, Number: 1}, 0},
+	} {
+		p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
+		pl := &pile{id: 1, committed: red5, quad: squareQuad(10), stale: true, reading: facePrediction(c.read), hasRead: true}
+		for range 3 {
+			p.vote(pl)
+		}
+		if pl.candN != c.wantN {
+			t.Errorf("stale outline read %v three times on %v: %d votes, want %d", c.read, red5, pl.candN, c.wantN)
+		}
+		pl.stale = false
+		pl.candN = 0
+		for range 3 {
+			p.vote(pl)
+		}
+		if pl.candN != 3 {
+			t.Errorf("found outline read %v three times: %d votes, want 3", c.read, pl.candN)
+		}
+	}
+}

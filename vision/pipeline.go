@@ -61,13 +61,17 @@ type PipelineConfig struct {
 	// who laid the card, and a stack seen empty calls the stop. Off by
 	// default: a false stop would end a round early.
 	Attribute bool
+	// KeepStill is how many frames after the finder last found a committed
+	// pile it may still be read at its last outline while nothing moves
+	// over it, for its expected next card only (0: never).
+	KeepStill int
 	// Settings of the match the referee is told.
 	Settings referee.Settings
 }
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30, SurpriseStable: 6}
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30, SurpriseStable: 6, KeepStill: 30}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -98,6 +102,8 @@ type pile struct {
 	// nextSeen counts the frames since the last commit that read the
 	// card a legal play puts on the pile next, moving or quiet.
 	nextSeen int
+	foundAt  int  // frame index when the finder last found it
+	stale    bool // in this frame it is read at its last outline, not found
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -124,8 +130,10 @@ type Pipeline struct {
 	// centreMotion is the fraction of the centre that changed since the
 	// last frame.
 	centreMotion float64
-	t            Timing
-	attr         *Attributor // nil unless cfg.Attribute
+	// cardAreas are the outline areas of the last piles' first cards.
+	cardAreas []float64
+	t         Timing
+	attr      *Attributor // nil unless cfg.Attribute
 }
 
 // NewPipeline makes a pipeline for frames of the calibrated camera.
@@ -255,7 +263,24 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
+		best.foundAt = p.frame
 		found = append(found, match{best, q})
+	}
+	// A committed pile the finder missed while nothing moved over it is
+	// read at its last outline: a neighbour's arm touching it makes its
+	// outline no card's for many frames. Such a stale reading only ever
+	// confirms the pile's expected next card (see vote).
+	for _, pl := range p.piles {
+		pl.stale = false
+		if pl.id == 0 || pl.foundAt == p.frame || pl.seen != p.frame-1 || p.frame-pl.foundAt > p.cfg.KeepStill || p.prev.Empty() {
+			continue
+		}
+		r := boundsOf(pl.quad).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
+		if r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
+			continue
+		}
+		pl.stale = true
+		found = append(found, match{pl, pl.quad})
 	}
 	// Quiet piles: little change since the last frame over their box.
 	var todo []match
@@ -345,8 +370,20 @@ func (p *Pipeline) vote(pl *pile) {
 		return
 	}
 	f := r.Face()
-	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1 {
+	next := pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
+	if next {
 		pl.nextSeen++
+	}
+	if pl.stale && !next {
+		pl.candN = 0
+		return
+	}
+	if pl.id > 0 && !next && f != pl.committed && !p.cardSized(pl.quad) {
+		// A surprise read from an outline smaller than a card (a
+		// neighbour's arm cut it) or as big as two (a merge with a
+		// neighbour) reads a part of a card: no foul is called on that.
+		pl.candN = 0
+		return
 	}
 	if f == pl.cand && pl.candN > 0 {
 		pl.candN++
@@ -373,7 +410,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			}
 			if pl.id > 0 {
 				committed++
-				if pl.seen == p.frame && !pl.back {
+				if pl.seen == p.frame && !pl.stale && !pl.back {
 					visible++
 				}
 			}
@@ -424,6 +461,9 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				}
 				obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 			}
+			if pl.committed == (referee.Face{}) {
+				p.noteCardArea(quadArea(pl.quad))
+			}
 			pl.committed = f
 			pl.nextSeen = 0
 		}
@@ -463,6 +503,35 @@ const forgetFrames = 30
 // stillCentre is the most of the centre that may change between two
 // frames for it to count as still (no hands moving over it).
 const stillCentre = 0.003
+
+// A surprise reading counts only from a find whose outline is between
+// these multiples of a lone card's area on this table (the median of
+// cardAreas): in a simulated 12-player round, piles' outlines (their cards
+// a few millimetres apart) measured 1.0-1.15 of it, a find cut by a
+// neighbour's arm 0.6, and two touching piles are two.
+const minCardArea, maxCardArea = 0.85, 1.5
+
+// noteCardArea records the outline area of a pile's first card, a lone
+// card on this table (the rectified card size depends on the camera).
+func (p *Pipeline) noteCardArea(a float64) {
+	p.cardAreas = append(p.cardAreas, a)
+	if len(p.cardAreas) > 15 {
+		p.cardAreas = p.cardAreas[1:]
+	}
+}
+
+// cardSized reports whether q's area is that of one card or one pile, as
+// far as the lone cards seen so far tell (true before the first).
+func (p *Pipeline) cardSized(q Quad) bool {
+	if len(p.cardAreas) == 0 {
+		return true
+	}
+	s := slices.Clone(p.cardAreas)
+	slices.Sort(s)
+	card := s[len(s)/2]
+	a := quadArea(q)
+	return a >= minCardArea*card && a <= maxCardArea*card
+}
 
 // expected reports whether the pile's candidate is the card a legal play
 // puts on it next.
@@ -616,4 +685,14 @@ func sigDiff(a, b []float32) float64 {
 		s += math.Abs(float64(a[i] - b[i]))
 	}
 	return s / float64(len(a))
+}
+
+// quadArea is the area enclosed by q.
+func quadArea(q Quad) float64 {
+	a := 0.0
+	for i := range q {
+		j := (i + 1) % len(q)
+		a += float64(q[i].X*q[j].Y - q[j].X*q[i].Y)
+	}
+	return math.Abs(a) / 2
 }
