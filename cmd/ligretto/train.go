@@ -30,6 +30,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.BatchSize, "batch", 32, "samples per batch")
 	fs.IntVar(&cfg.BackClasses, "back-classes", 256, "back designs to train on: the 12 real ones and random ones")
 	fs.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "width of the fully connected layer the heads share")
+	fs.Float64Var(&cfg.BackWeight, "back-weight", cfg.BackWeight, "weight of the back-identity loss against the side, colour and number losses")
 	fs.Float64Var(&cfg.BackMargin, "back-margin", cfg.BackMargin, "CosFace margin of the back classifier (0: none)")
 	photos := fs.String("photos", "", "folder of labelled real photos (images/, labels/, data.yaml) to mix in: only the fine-tuning half is used")
 	photoShare := fs.Float64("photo-share", 0.1, "share of each batch taken from the real photos")
