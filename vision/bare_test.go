@@ -200,34 +200,35 @@ func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
 	}
 }
 
-// A pile read at its last outline (the finder missed it, nothing moved
-// over it) counts its expected next card only: a stale outline may show a
-// part of a neighbour, and a foul is never called on that.
-func TestVote_C7_StaleOutlineConfirmsOnlyTheNextCard(t *testing.T) {
-	red5 := referee.Face{Colour: referee.Red, Number: 5}
+// C13: the stop is seen when no pile shows its face and the centre is
+// still. Hands moving over the piles hide every face too, and cards
+// carried over the centre read as backs: that is no stop.
+func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
+	red3 := referee.Face{Colour: referee.Red, Number: 3}
 	for _, c := range []struct {
-		read  referee.Face
-		wantN int
+		name     string
+		motion   float64
+		wantStop bool
 	}{
-		{referee.Face{Colour: referee.Red, Number: 6}, 3},
-		{referee.Face{Colour: referee.Blue, Number: 3}, 0},
-		{referee.Face{Colour: referee.Red, Number: 1}, 0},
+		{"faces hidden, hands moving, backs in view", 0.03, false},
+		{"faces hidden, centre still", 0, true},
 	} {
-		p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
-		pl := &pile{id: 1, committed: red5, quad: squareQuad(10), stale: true, reading: facePrediction(c.read), hasRead: true}
-		for range 3 {
-			p.vote(pl)
-		}
-		if pl.candN != c.wantN {
-			t.Errorf("stale outline read %v three times on %v: %d votes, want %d", c.read, red5, pl.candN, c.wantN)
-		}
-		pl.stale = false
-		pl.candN = 0
-		for range 3 {
-			p.vote(pl)
-		}
-		if pl.candN != 3 {
-			t.Errorf("found outline read %v three times: %d votes, want 3", c.read, pl.candN)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
+			back := &pile{seen: 100, back: true}
+			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, back}
+			for range 3 * p.cfg.StopFrames {
+				p.frame++
+				back.seen = p.frame
+				p.centreMotion = c.motion
+				p.decide(gocv.Mat{}, int64(p.frame)*33)
+				if p.phase != referee.PhasePlaying {
+					break
+				}
+			}
+			if stopped := p.phase == referee.PhaseCounting; stopped != c.wantStop {
+				t.Fatalf("after %d frames: phase %v, want the stop %v", 3*p.cfg.StopFrames, p.phase, c.wantStop)
+			}
+		})
 	}
 }

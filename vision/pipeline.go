@@ -61,17 +61,13 @@ type PipelineConfig struct {
 	// who laid the card, and a stack seen empty calls the stop. Off by
 	// default: a false stop would end a round early.
 	Attribute bool
-	// KeepStill is how many frames after the finder last found a committed
-	// pile it may still be read at its last outline while nothing moves
-	// over it, for its expected next card only (0: never).
-	KeepStill int
 	// Settings of the match the referee is told.
 	Settings referee.Settings
 }
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30, SurpriseStable: 6, KeepStill: 30}
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30, SurpriseStable: 6}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -102,8 +98,6 @@ type pile struct {
 	// nextSeen counts the frames since the last commit that read the
 	// card a legal play puts on the pile next, moving or quiet.
 	nextSeen int
-	foundAt  int  // frame index when the finder last found it
-	stale    bool // in this frame it is read at its last outline, not found
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -263,24 +257,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
-		best.foundAt = p.frame
 		found = append(found, match{best, q})
-	}
-	// A committed pile the finder missed while nothing moved over it is
-	// read at its last outline: a neighbour's arm touching it makes its
-	// outline no card's for many frames. Such a stale reading only ever
-	// confirms the pile's expected next card (see vote).
-	for _, pl := range p.piles {
-		pl.stale = false
-		if pl.id == 0 || pl.foundAt == p.frame || pl.seen != p.frame-1 || p.frame-pl.foundAt > p.cfg.KeepStill || p.prev.Empty() {
-			continue
-		}
-		r := boundsOf(pl.quad).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
-		if r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
-			continue
-		}
-		pl.stale = true
-		found = append(found, match{pl, pl.quad})
 	}
 	// Quiet piles: little change since the last frame over their box.
 	var todo []match
@@ -361,22 +338,18 @@ func (p *Pipeline) findCards() []Quad {
 // vote counts the pile's current reading towards a commit.
 func (p *Pipeline) vote(pl *pile) {
 	r := pl.reading
+	f := r.Face()
 	pl.back = r.IsBack()
-	if !pl.back && r.Face().Number == 1 && r.FaceConfidence() >= 0.2 {
+	if !pl.back && f.Number == 1 && r.FaceConfidence() >= 0.2 {
 		pl.sawOne = true
 	}
 	if pl.back || float64(r.FaceConfidence()) < p.cfg.MinConfidence {
 		pl.candN = 0
 		return
 	}
-	f := r.Face()
 	next := pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
 	if next {
 		pl.nextSeen++
-	}
-	if pl.stale && !next {
-		pl.candN = 0
-		return
 	}
 	if pl.id > 0 && !next && f != pl.committed && !p.cardSized(pl.quad) {
 		// A surprise read from an outline smaller than a card (a
@@ -398,24 +371,23 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	var obs []referee.Observation
 	switch p.phase {
 	case referee.PhasePlaying:
-		// The stop: no pile shows its face any more and card backs lie in
-		// the centre (the piles were turned over to be sorted by owner).
-		// Backs, or a still centre, are required: two piles under hands
-		// at once also hide every face (backs fanned close are not found
-		// as cards, hence the still centre).
-		committed, visible, backs := 0, 0, 0
+		// The stop: no pile shows its face any more (the piles were
+		// turned over and spread to be sorted by owner), and the centre
+		// is still. Stillness is required: hands over the piles also hide
+		// every face, and during play cards carried over the centre read
+		// as backs (backs fanned close are not found as cards, so backs
+		// cannot be required). Counting must wait for the spreading to
+		// end anyway.
+		committed, visible := 0, 0
 		for _, pl := range p.piles {
-			if pl.seen == p.frame && pl.back {
-				backs++
-			}
 			if pl.id > 0 {
 				committed++
-				if pl.seen == p.frame && !pl.stale && !pl.back {
+				if pl.seen == p.frame && !pl.back {
 					visible++
 				}
 			}
 		}
-		if committed >= 2 && visible == 0 && (backs > 0 || p.centreMotion < stillCentre) {
+		if committed >= 2 && visible == 0 && p.centreMotion < stillCentre {
 			p.backFrames++
 		} else {
 			p.backFrames = 0
@@ -507,9 +479,9 @@ const stillCentre = 0.003
 // A surprise reading counts only from a find whose outline is between
 // these multiples of a lone card's area on this table (the median of
 // cardAreas): in a simulated 12-player round, piles' outlines (their cards
-// a few millimetres apart) measured 1.0-1.15 of it, a find cut by a
+// a few millimetres apart) measured 0.8-1.15 of it, a find cut by a
 // neighbour's arm 0.6, and two touching piles are two.
-const minCardArea, maxCardArea = 0.85, 1.5
+const minCardArea, maxCardArea = 0.7, 1.8
 
 // noteCardArea records the outline area of a pile's first card, a lone
 // card on this table (the rectified card size depends on the camera).
@@ -543,7 +515,8 @@ func (p *Pipeline) expected(pl *pile) bool {
 	return f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
 }
 
-// stillFor is how many of the tracked piles were seen in this frame.
+// stillFor counts the frames on from the stop's StopFrames still ones and
+// reports 3 once three more have passed: the count waits that long.
 func (p *Pipeline) stillFor() int {
 	if p.backFrames++; p.backFrames < p.cfg.StopFrames+3 {
 		return 0
