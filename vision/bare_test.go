@@ -232,3 +232,51 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 		})
 	}
 }
+
+// C8: a pile played up to its 10 faster than the camera saw any card lie
+// still, then a foul on it: the highest card of the pile's colour read at
+// least twice since the last commit was laid before the foul, so the foul
+// is judged on it (C8 on a 10, not C7 on the last card seen still). A
+// jump of the pile's own colour is no foul and needs no such inference.
+func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
+	green := func(n int) referee.Face { return referee.Face{Colour: referee.Green, Number: n} }
+	blue1 := referee.Face{Colour: referee.Blue, Number: 1}
+	for _, c := range []struct {
+		name  string
+		cand  referee.Face
+		ahead map[int]int
+		want  []referee.Face
+	}{
+		{"the 10 read twice", blue1, map[int]int{7: 2, 10: 2}, []referee.Face{green(10), blue1}},
+		{"the 9 read twice, the 10 once", blue1, map[int]int{9: 3, 10: 1}, []referee.Face{green(9), blue1}},
+		{"nothing read twice", blue1, map[int]int{10: 1}, []referee.Face{blue1}},
+		{"a jump of the pile's colour", green(8), map[int]int{9: 2}, []referee.Face{green(8)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			pl := &pile{id: 1, committed: green(4), cand: c.cand, candN: 6, candConf: 0.95}
+			for n, k := range c.ahead {
+				pl.aheadSeen[n] = k
+			}
+			p.piles = []*pile{pl}
+			var got []referee.Face
+			for _, o := range p.decide(gocv.Mat{}, 1000) {
+				got = append(got, *o.Card)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("observations %v, want %v", got, c.want)
+			}
+			if pl.aheadSeen != ([11]int{}) {
+				t.Errorf("aheadSeen %v after the commit, want all 0", pl.aheadSeen)
+			}
+		})
+	}
+	// Votes count the later cards' readings.
+	p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
+	pl := &pile{id: 1, committed: green(4), reading: facePrediction(green(10)), hasRead: true}
+	p.vote(pl)
+	p.vote(pl)
+	if pl.aheadSeen[10] != 2 {
+		t.Errorf("two readings of green 10 on green 4: aheadSeen[10] %d, want 2", pl.aheadSeen[10])
+	}
+}

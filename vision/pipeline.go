@@ -98,6 +98,11 @@ type pile struct {
 	// nextSeen counts the frames since the last commit that read the
 	// card a legal play puts on the pile next, moving or quiet.
 	nextSeen int
+	// aheadSeen counts, by number, the frames since the last commit that
+	// read a later card of the pile's colour (two or more above its top):
+	// cards laid one on another faster than the camera could see them lie
+	// still.
+	aheadSeen [11]int
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -351,6 +356,9 @@ func (p *Pipeline) vote(pl *pile) {
 	if next {
 		pl.nextSeen++
 	}
+	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number+1 {
+		pl.aheadSeen[f.Number]++
+	}
 	if pl.id > 0 && !next && f != pl.committed && !p.cardSized(pl.quad) {
 		// A surprise read from an outline smaller than a card (a
 		// neighbour's arm cut it) or as big as two (a merge with a
@@ -425,11 +433,11 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 				}
 			} else {
-				if next := (referee.Face{Colour: pl.committed.Colour, Number: pl.committed.Number + 1}); !p.expected(pl) && pl.nextSeen >= nextSeenFrames && next.Number <= 10 {
-					// The legal next card was read before this surprise
+				if seen, ok := p.seenBefore(pl); ok {
+					// A legal card of the pile was read before this foul
 					// covered it: it was played first (a 10 then a card on
 					// it breaks C8, not C7).
-					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &next, By: "camera"})
+					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &seen, By: "camera"})
 				}
 				obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 			}
@@ -437,7 +445,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				p.noteCardArea(quadArea(pl.quad))
 			}
 			pl.committed = f
-			pl.nextSeen = 0
+			pl.nextSeen, pl.aheadSeen = 0, [11]int{}
 		}
 	case referee.PhaseCounting:
 		if p.counted {
@@ -462,6 +470,25 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 // debugStart, when set (by diagnostic tests), hears of every new pile
 // whose first card read is not a 1.
 var debugStart func(pile int, first referee.Face, bareAge, sinceBorn int, sawOne bool)
+
+// seenBefore returns the highest card of the pile's colour read at least
+// nextSeenFrames times since its last commit, when its candidate is a foul
+// (another colour, or not higher): that card was laid before the foul.
+func (p *Pipeline) seenBefore(pl *pile) (referee.Face, bool) {
+	top, f := pl.committed, pl.cand
+	if p.expected(pl) || (f.Colour == top.Colour && f.Number > top.Number) {
+		return referee.Face{}, false
+	}
+	for n := 10; n > top.Number+1; n-- {
+		if pl.aheadSeen[n] >= nextSeenFrames {
+			return referee.Face{Colour: top.Colour, Number: n}, true
+		}
+	}
+	if pl.nextSeen >= nextSeenFrames && top.Number < 10 {
+		return referee.Face{Colour: top.Colour, Number: top.Number + 1}, true
+	}
+	return referee.Face{}, false
+}
 
 // nextSeenFrames is how many readings of a pile's legal next card (not
 // necessarily in a row, nor quiet) show that it was played, when a
