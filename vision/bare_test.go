@@ -127,7 +127,8 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95, nextSeen: c.nextSeen}}
+			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95}}
+			p.piles[0].laterSeen[10] = c.nextSeen
 			obs := p.decide(gocv.Mat{}, 1000)
 			var got []referee.Face
 			for _, o := range obs {
@@ -136,8 +137,8 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 			if !slices.Equal(got, c.want) {
 				t.Fatalf("observations %v, want %v", got, c.want)
 			}
-			if p.piles[0].nextSeen != 0 {
-				t.Errorf("nextSeen %d after the commit, want 0", p.piles[0].nextSeen)
+			if p.piles[0].laterSeen[10] != 0 {
+				t.Errorf("laterSeen[10] %d after the commit, want 0", p.piles[0].laterSeen[10])
 			}
 		})
 	}
@@ -148,8 +149,8 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 	pl.reading.SideProbs[model.SideFace] = 1
 	p.vote(pl)
 	p.vote(pl)
-	if pl.nextSeen != 2 {
-		t.Errorf("two readings of the next card: nextSeen %d, want 2", pl.nextSeen)
+	if pl.laterSeen[10] != 2 {
+		t.Errorf("two readings of the next card: laterSeen[10] %d, want 2", pl.laterSeen[10])
 	}
 }
 
@@ -256,7 +257,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
 			pl := &pile{id: 1, committed: green(4), cand: c.cand, candN: 6, candConf: 0.95}
 			for n, k := range c.ahead {
-				pl.aheadSeen[n] = k
+				pl.laterSeen[n] = k
 			}
 			p.piles = []*pile{pl}
 			var got []referee.Face
@@ -266,8 +267,8 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 			if !slices.Equal(got, c.want) {
 				t.Fatalf("observations %v, want %v", got, c.want)
 			}
-			if pl.aheadSeen != ([11]int{}) {
-				t.Errorf("aheadSeen %v after the commit, want all 0", pl.aheadSeen)
+			if pl.laterSeen != ([11]int{}) {
+				t.Errorf("laterSeen %v after the commit, want all 0", pl.laterSeen)
 			}
 		})
 	}
@@ -276,7 +277,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	pl := &pile{id: 1, committed: green(4), reading: facePrediction(green(10)), hasRead: true}
 	p.vote(pl)
 	p.vote(pl)
-	if pl.aheadSeen[10] != 2 {
-		t.Errorf("two readings of green 10 on green 4: aheadSeen[10] %d, want 2", pl.aheadSeen[10])
+	if pl.laterSeen[10] != 2 {
+		t.Errorf("two readings of green 10 on green 4: laterSeen[10] %d, want 2", pl.laterSeen[10])
 	}
 }

@@ -95,14 +95,10 @@ type pile struct {
 	bareAge   int  // frames from its spot last seen bare to its first find
 	born      int  // frame index when it was first found
 	sawOne    bool // some reading, however unsure, was a 1
-	// nextSeen counts the frames since the last commit that read the
-	// card a legal play puts on the pile next, moving or quiet.
-	nextSeen int
-	// aheadSeen counts, by number, the frames since the last commit that
-	// read a later card of the pile's colour (two or more above its top):
-	// cards laid one on another faster than the camera could see them lie
-	// still.
-	aheadSeen [11]int
+	// laterSeen counts, by number, the frames since the last commit that
+	// read a later card of the pile's colour (above its top): cards laid
+	// one on another faster than the camera could see them lie still.
+	laterSeen [11]int
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -129,8 +125,10 @@ type Pipeline struct {
 	// centreMotion is the fraction of the centre that changed since the
 	// last frame.
 	centreMotion float64
-	// cardAreas are the outline areas of the last piles' first cards.
+	// cardAreas are the outline areas of the last piles' first cards,
+	// cardArea their median: a lone card's area on this table.
 	cardAreas []float64
+	cardArea  float64
 	t         Timing
 	attr      *Attributor // nil unless cfg.Attribute
 }
@@ -353,11 +351,8 @@ func (p *Pipeline) vote(pl *pile) {
 		return
 	}
 	next := pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
-	if next {
-		pl.nextSeen++
-	}
-	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number+1 {
-		pl.aheadSeen[f.Number]++
+	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number {
+		pl.laterSeen[f.Number]++
 	}
 	if pl.id > 0 && !next && f != pl.committed && !p.cardSized(pl.quad) {
 		// A surprise read from an outline smaller than a card (a
@@ -445,7 +440,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				p.noteCardArea(quadArea(pl.quad))
 			}
 			pl.committed = f
-			pl.nextSeen, pl.aheadSeen = 0, [11]int{}
+			pl.laterSeen = [11]int{}
 		}
 	case referee.PhaseCounting:
 		if p.counted {
@@ -479,20 +474,17 @@ func (p *Pipeline) seenBefore(pl *pile) (referee.Face, bool) {
 	if p.expected(pl) || (f.Colour == top.Colour && f.Number > top.Number) {
 		return referee.Face{}, false
 	}
-	for n := 10; n > top.Number+1; n-- {
-		if pl.aheadSeen[n] >= nextSeenFrames {
+	for n := 10; n > top.Number; n-- {
+		if pl.laterSeen[n] >= nextSeenFrames {
 			return referee.Face{Colour: top.Colour, Number: n}, true
 		}
-	}
-	if pl.nextSeen >= nextSeenFrames && top.Number < 10 {
-		return referee.Face{Colour: top.Colour, Number: top.Number + 1}, true
 	}
 	return referee.Face{}, false
 }
 
-// nextSeenFrames is how many readings of a pile's legal next card (not
-// necessarily in a row, nor quiet) show that it was played, when a
-// surprise is committed over it before it was ever stable.
+// nextSeenFrames is how many readings of a later card of a pile (not
+// necessarily in a row) show that it was played, when a foul is committed
+// over it before it was ever stable.
 const nextSeenFrames = 2
 
 // forgetFrames is how long a find that was never read as a card is kept
@@ -504,8 +496,7 @@ const forgetFrames = 30
 const stillCentre = 0.003
 
 // A surprise reading counts only from a find whose outline is between
-// these multiples of a lone card's area on this table (the median of
-// cardAreas): in a simulated 12-player round, piles' outlines (their cards
+// these multiples of a lone card's area on this table (cardArea): in a simulated 12-player round, piles' outlines (their cards
 // a few millimetres apart) measured 0.8-1.15 of it, a find cut by a
 // neighbour's arm 0.6, and two touching piles are two.
 const minCardArea, maxCardArea = 0.7, 1.8
@@ -517,19 +508,19 @@ func (p *Pipeline) noteCardArea(a float64) {
 	if len(p.cardAreas) > 15 {
 		p.cardAreas = p.cardAreas[1:]
 	}
+	s := slices.Clone(p.cardAreas)
+	slices.Sort(s)
+	p.cardArea = s[len(s)/2]
 }
 
 // cardSized reports whether q's area is that of one card or one pile, as
 // far as the lone cards seen so far tell (true before the first).
 func (p *Pipeline) cardSized(q Quad) bool {
-	if len(p.cardAreas) == 0 {
+	if p.cardArea == 0 {
 		return true
 	}
-	s := slices.Clone(p.cardAreas)
-	slices.Sort(s)
-	card := s[len(s)/2]
 	a := quadArea(q)
-	return a >= minCardArea*card && a <= maxCardArea*card
+	return a >= minCardArea*p.cardArea && a <= maxCardArea*p.cardArea
 }
 
 // expected reports whether the pile's candidate is the card a legal play
@@ -689,10 +680,9 @@ func sigDiff(a, b []float32) float64 {
 
 // quadArea is the area enclosed by q.
 func quadArea(q Quad) float64 {
-	a := 0.0
-	for i := range q {
-		j := (i + 1) % len(q)
-		a += float64(q[i].X*q[j].Y - q[j].X*q[i].Y)
+	pg := make(calibration.Polygon, len(q))
+	for i, c := range q {
+		pg[i] = calibration.Point{X: float64(c.X), Y: float64(c.Y)}
 	}
-	return math.Abs(a) / 2
+	return pg.Area()
 }
