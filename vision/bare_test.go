@@ -39,33 +39,54 @@ func TestBareMap(t *testing.T) {
 	}
 }
 
-// A pile whose first committed card is not a 1 opens with the colour's 1,
-// the rest inferred (no false violation), unless StrictStarts is set and
-// it was found on bare table with no 1 glimpsed there.
-func TestDecide_NewPileNotOne(t *testing.T) {
+// C6: a pile whose first committed card is not a 1 is a bad start when
+// that card was read soon after its spot was seen bare, with no 1 (or
+// lower card) glimpsed there; otherwise it opens with the colour's 1, the
+// rest inferred (a 1 under hands the whole time: no false violation).
+func TestDecide_C6_NewPileNotOne(t *testing.T) {
 	red3 := referee.Face{Colour: referee.Red, Number: 3}
 	for _, c := range []struct {
 		name      string
 		bornBare  bool
 		sawOne    bool
+		readAt    int  // frame of the first sure reading of red 3 (0: now)
+		lowest    int  // lowest number glimpsed
+		asTable   bool // the bare map takes the card for table now
 		wantFirst int
 		wantObs   int
 		strict    bool
 	}{
-		{"found on bare table, strict", true, false, 3, 1, true},
-		{"found on bare table, default", true, false, 1, 2, false},
-		{"not seen laid, strict", false, false, 1, 2, true},
-		{"a 1 glimpsed first, strict", true, true, 1, 2, true},
+		{"found on bare table, strict", true, false, 0, 0, false, 3, 1, true},
+		{"found on bare table, not strict", true, false, 0, 0, false, 1, 2, false},
+		{"not seen laid, strict", false, false, 0, 0, false, 1, 2, true},
+		{"a 1 glimpsed first, strict", true, true, 0, 0, false, 1, 2, true},
+		{"a 2 glimpsed first, strict", true, false, 0, 2, false, 1, 2, true},
+		{"read soon after the spot was bare", true, false, 45, 3, false, 3, 1, true},
+		{"read long after the spot was bare (time for a 1 and a 2)", true, false, 62, 3, false, 1, 2, true},
+		{"a card the bare map cannot see (green on green felt)", true, false, 0, 0, true, 1, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultPipelineConfig()
 			cfg.StrictStarts = c.strict
-			p := &Pipeline{cfg: cfg, phase: referee.PhasePlaying, frame: 40}
+			p := &Pipeline{cfg: cfg, phase: referee.PhasePlaying, frame: 70}
 			age := neverBare
 			if c.bornBare {
-				age = 2
+				age = 2 // bare at frame 36
 			}
-			p.piles = []*pile{{cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: age, sawOne: c.sawOne}}
+			q := Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}
+			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
+			if c.asTable {
+				for i := range p.bare.last {
+					p.bare.last[i] = p.frame
+				}
+			}
+			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: age, sawOne: c.sawOne, lowestSeen: c.lowest}
+			if c.readAt > 0 {
+				pl.firstRead = map[referee.Face]int{red3: c.readAt}
+			} else {
+				pl.born = 68
+			}
+			p.piles = []*pile{pl}
 			obs := p.decide(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || obs[0].Kind != referee.ObsPileNew || obs[0].Card.Number != c.wantFirst {
 				t.Fatalf("got %+v", obs)
@@ -279,5 +300,37 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	p.vote(pl)
 	if pl.laterSeen[10] != 2 {
 		t.Errorf("two readings of green 10 on green 4: laterSeen[10] %d, want 2", pl.laterSeen[10])
+	}
+}
+
+// C6: the bare map must not take a card for table. In grey levels a
+// yellow card on a beige table is table (so a 2 laid on its unseen 1
+// would look like a bad start); by its most different channel it is not.
+func TestBareMask_YellowOnBeige(t *testing.T) {
+	beige := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(150, 190, 215, 0), 60, 80, gocv.MatTypeCV8UC3)
+	defer beige.Close()
+	frame := beige.Clone()
+	defer frame.Close()
+	card := image.Rect(20, 10, 50, 50)
+	gocv.Rectangle(&frame, card, color.RGBA{230, 200, 40, 0}, -1) // yellow (RGB)
+	grey := foreground(frame, beige)
+	defer grey.Close()
+	m := bareMask(frame, beige)
+	defer m.Close()
+	in := func(mask gocv.Mat) float64 {
+		r := mask.Region(card.Inset(4))
+		defer r.Close()
+		return float64(gocv.CountNonZero(r)) / float64(r.Rows()*r.Cols())
+	}
+	if f := in(grey); f > 0.5 {
+		t.Fatalf("the grey mask saw %.0f%% of the yellow card: the test's colours no longer show the problem", 100*f)
+	}
+	if f := in(m); f < 0.99 {
+		t.Fatalf("the bare mask saw only %.0f%% of a yellow card on beige", 100*f)
+	}
+	out := m.Region(image.Rect(0, 0, 15, 60))
+	defer out.Close()
+	if n := gocv.CountNonZero(out); n != 0 {
+		t.Fatalf("%d pixels of bare table not bare", n)
 	}
 }

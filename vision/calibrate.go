@@ -370,6 +370,21 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 	return d
 }
 
+// bareMask is the mask of pixels of rect that are not bare table bg, by
+// the channel that differs most: in grey levels a yellow card on a beige
+// table is table, and a spot under a card must never look bare (a card
+// laid on it would seem to start a new pile).
+func bareMask(rect, bg gocv.Mat) gocv.Mat {
+	d := channelDiffMask(rect, bg, 28)
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k.Close()
+	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)
+	k7 := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
+	defer k7.Close()
+	gocv.MorphologyEx(d, &d, gocv.MorphClose, k7)
+	return d
+}
+
 // shownForeground is the mask of pixels of rect that differ from relit,
 // the empty table under the same light. It is more sensitive than
 // foreground, which the pipeline uses against a background that the light

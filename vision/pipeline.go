@@ -33,15 +33,19 @@ type PipelineConfig struct {
 	// StopFrames is how many frames the centre must show face-down cards
 	// (the count after a stop) before counting starts.
 	StopFrames int
-	// A new pile whose first card read is not a 1 breaks C6 only if the
-	// camera could have seen its 1: with StrictStarts it is reported as
-	// is when the pile was found on a spot seen as bare table at most
-	// BareFrames frames before and no 1 was glimpsed on it; otherwise it
-	// is reported as its 1 with the rest inferred, since a legal play must
-	// never be reported as a violation. Off by default: on a crowded table
-	// (8-12 players) hands cover a new 1 for the whole moment before the
-	// next card lands on it often enough to make false C6 calls (a
-	// quarter of the C6 calls in the end-to-end rounds).
+	// A new pile whose first card read is not a 1 breaks C6 only if no 1
+	// can lie under it: with StrictStarts (the default) it is reported as
+	// is when that card was first read at most BareFrames after its spot
+	// was last seen as bare table, no 1 or lower card (of any colour:
+	// colours are misread) was glimpsed there however unsurely, and the
+	// bare-table map sees the card itself (it may not see a green card on
+	// green felt, so it may not have seen a 1 either). A 1 laid, seen by
+	// the others and answered with a 2 takes longer than BareFrames: in
+	// the simulated rounds a legal pile whose 1 the camera missed (hands
+	// over it the whole time) was read 28 frames or more after its spot
+	// was bare, a bad start 5-24 frames. Otherwise the pile is reported as
+	// its 1 with the rest inferred, since a legal play must never be
+	// reported as a violation.
 	StrictStarts bool
 	BareFrames   int
 	// SurpriseStable is how many quiet frames (one of them at least
@@ -67,7 +71,7 @@ type PipelineConfig struct {
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, BareFrames: 30, SurpriseStable: 6}
+	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 24, SurpriseStable: 6}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -95,6 +99,12 @@ type pile struct {
 	bareAge   int  // frames from its spot last seen bare to its first find
 	born      int  // frame index when it was first found
 	sawOne    bool // some reading, however unsure, was a 1
+	// lowestSeen is the lowest number of any reading, however unsure,
+	// before the first commit (0: none).
+	lowestSeen int
+	// firstRead is the frame of each face's first sure reading, while
+	// the pile has no committed card.
+	firstRead map[referee.Face]int
 	// laterSeen counts, by number, the frames since the last commit that
 	// read a later card of the pile's colour (above its top): cards laid
 	// one on another faster than the camera could see them lie still.
@@ -115,6 +125,11 @@ type Pipeline struct {
 	rect, prev gocv.Mat
 	bg         gocv.Mat // the empty table (whole table, work scale), or empty
 	bare       bareMap  // when each spot of the centre was last seen as bare table
+	// bareLight shows the centre of bg under the current light, bareBg,
+	// refreshed every relightFrames: the bare map compares with it.
+	bareLight  *relighter
+	bareBg     gocv.Mat
+	bareLit    int
 	full       gocv.Mat
 	frame      int
 	piles      []*pile
@@ -142,7 +157,7 @@ func NewPipeline(cal *calibration.File, pred model.Predictor, mcfg model.Config,
 		return nil, fmt.Errorf("%w: no enrolled card backs (run `ligretto calibrate` with every player showing a back)", calibration.ErrZone)
 	}
 	p := &Pipeline{cfg: cfg, cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
-		phase: referee.PhaseNoMatch}
+		bareBg: gocv.NewMat(), phase: referee.PhaseNoMatch}
 	for _, s := range cal.Seats {
 		p.protos = append(p.protos, s.Prototype)
 		p.names = append(p.names, s.Player)
@@ -169,6 +184,10 @@ func (p *Pipeline) Close() {
 	p.prev.Close()
 	p.bg.Close()
 	p.full.Close()
+	p.bareBg.Close()
+	if p.bareLight != nil {
+		p.bareLight.Close()
+	}
 	p.attr.Close()
 	if p.view != nil {
 		p.view.Close()
@@ -346,9 +365,20 @@ func (p *Pipeline) vote(pl *pile) {
 	if !pl.back && f.Number == 1 && r.FaceConfidence() >= 0.2 {
 		pl.sawOne = true
 	}
+	if !pl.back && pl.id == 0 && r.FaceConfidence() >= 0.2 && (pl.lowestSeen == 0 || f.Number < pl.lowestSeen) {
+		pl.lowestSeen = f.Number
+	}
 	if pl.back || float64(r.FaceConfidence()) < p.cfg.MinConfidence {
 		pl.candN = 0
 		return
+	}
+	if pl.id == 0 {
+		if pl.firstRead == nil {
+			pl.firstRead = map[referee.Face]int{}
+		}
+		if _, ok := pl.firstRead[f]; !ok {
+			pl.firstRead[f] = p.frame
+		}
 	}
 	next := pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
 	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number {
@@ -415,9 +445,17 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				p.nextID++
 				pl.id = p.nextID
 				first := f
-				strict := p.cfg.StrictStarts && pl.bareAge <= p.cfg.BareFrames && !pl.sawOne && p.frame-pl.born <= 4*p.cfg.BareFrames
+				readAfter := p.frame - pl.born
+				if at, ok := pl.firstRead[f]; ok {
+					readAfter = at - pl.born
+				}
+				glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number
+				// A card the bare map takes for table now (a green card on
+				// green felt) could have lain there unseen before.
+				seesCard := p.bare.bareNow(pl.quad, p.frame) < 0.2
+				strict := p.cfg.StrictStarts && !pl.sawOne && !glimpsedBelow && seesCard && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
 				if debugStart != nil && f.Number != 1 {
-					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, pl.sawOne)
+					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.sawOne)
 				}
 				if f.Number != 1 && !strict {
 					// The 1 under it was missed (see StrictStarts).
@@ -464,7 +502,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 
 // debugStart, when set (by diagnostic tests), hears of every new pile
 // whose first card read is not a 1.
-var debugStart func(pile int, first referee.Face, bareAge, sinceBorn int, sawOne bool)
+var debugStart func(pile int, first referee.Face, bareAge, sinceBorn, readAfter int, sawOne bool)
 
 // seenBefore returns the highest card of the pile's colour read at least
 // nextSeenFrames times since its last commit, when its candidate is a foul
@@ -490,6 +528,10 @@ const nextSeenFrames = 2
 // forgetFrames is how long a find that was never read as a card is kept
 // out of sight (a card under a hand comes back within it).
 const forgetFrames = 30
+
+// relightFrames is how often the bare map's empty table is brought to
+// the current light (light drifts over seconds).
+const relightFrames = 15
 
 // stillCentre is the most of the centre that may change between two
 // frames for it to count as still (no hands moving over it).
@@ -606,6 +648,27 @@ func (b *bareMap) bareAge(q Quad, frame int) int {
 	return ages[len(ages)/2]
 }
 
+// bareNow is the fraction of the cells inside q (centre work pixels) seen
+// as bare table in frame.
+func (b *bareMap) bareNow(q Quad, frame int) float64 {
+	in, bare := 0, 0
+	for y := range b.rows {
+		for x := range b.cols {
+			if !q.Contains(float64(x*bareCell)+bareCell/2, float64(y*bareCell)+bareCell/2) {
+				continue
+			}
+			in++
+			if b.last[y*b.cols+x] == frame {
+				bare++
+			}
+		}
+	}
+	if in == 0 {
+		return 1
+	}
+	return float64(bare) / float64(in)
+}
+
 // updateBare marks the bare spots of the current centre image.
 func (p *Pipeline) updateBare() {
 	if p.bg.Empty() || p.view == nil {
@@ -617,7 +680,23 @@ func (p *Pipeline) updateBare() {
 	}
 	bgc := p.bg.Region(r)
 	defer bgc.Close()
-	m := foreground(p.rect, bgc)
+	// The light drifts from the calibration's: against the empty table as
+	// it was, a bare spot can differ by more than the threshold and never
+	// count as bare (a bad start then goes uncalled).
+	if p.bareLight == nil {
+		l, err := newRelighter(bgc)
+		if err != nil {
+			return
+		}
+		p.bareLight, p.bareLit = l, -relightFrames
+	}
+	if p.frame-p.bareLit >= relightFrames && p.bareLight.relight(p.rect, &p.bareBg) == nil {
+		p.bareLit = p.frame
+	}
+	if p.bareBg.Empty() {
+		return
+	}
+	m := bareMask(p.rect, p.bareBg)
 	defer m.Close()
 	p.bare.mark(m, p.frame)
 }

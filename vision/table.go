@@ -95,10 +95,13 @@ func (t *tableView) fullToCamera(x, y float64) image.Point {
 	return image.Pt(int(math.Round(p.X)), int(math.Round(p.Y)))
 }
 
-// cardParams bounds a card's outline in a work image.
+// cardParams bounds a card's outline in a work image. Up to 1.6 cards: a
+// pile whose top card lies askew on the cards below (a few millimetres,
+// a few degrees) outlines half as big again as one card, and above 1.6
+// cardsInEdges splits the outline into touching cards.
 func cardParams() DetectParams {
 	a := calibration.CardWMM * calibration.CardHMM * WorkPxPerMM * WorkPxPerMM
-	return DetectParams{MinArea: 0.6 * a, MaxArea: 1.5 * a, MinAspect: 1.25, MaxAspect: 1.8,
+	return DetectParams{MinArea: 0.6 * a, MaxArea: 1.6 * a, MinAspect: 1.25, MaxAspect: 1.8,
 		CardW: calibration.CardWMM * WorkPxPerMM, CardH: calibration.CardHMM * WorkPxPerMM}
 }
 

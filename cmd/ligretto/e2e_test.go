@@ -40,9 +40,10 @@ const e2eErrorRate = 0.03
 
 type cliRound struct {
 	scoresOK        bool
-	falseViolations int
+	falseViolations int // calls that match no injected illegal play
 	injected        int
-	caught          int
+	caught          int // injected illegal plays called with their rule
+	wrongRule       int // injected illegal plays called with another rule
 }
 
 func TestEndToEndCLI(t *testing.T) {
@@ -76,7 +77,7 @@ func TestEndToEndCLI(t *testing.T) {
 			})
 		}
 	})
-	var scores, falseV, inj, caught int
+	var scores, falseV, inj, caught, wrong int
 	for _, rc := range results {
 		if rc.scoresOK {
 			scores++
@@ -84,9 +85,10 @@ func TestEndToEndCLI(t *testing.T) {
 		falseV += rc.falseViolations
 		inj += rc.injected
 		caught += rc.caught
+		wrong += rc.wrongRule
 	}
-	t.Logf("%d rounds: scores equal to the simulator's in %d; legal plays reported as violations: %d; injected illegal plays %d, reported with the right rule %d",
-		len(rounds), scores, falseV, inj, caught)
+	t.Logf("%d rounds: scores equal to the simulator's in %d; legal plays reported as violations: %d; injected illegal plays %d, reported with the right rule %d, with another rule %d",
+		len(rounds), scores, falseV, inj, caught, wrong)
 	if len(rounds) > 0 && float64(scores) < 0.99*float64(len(rounds)) {
 		t.Errorf("scores right in %d of %d rounds (want 99%%)", scores, len(rounds))
 	}
@@ -120,10 +122,19 @@ func cliRoundCheck(t *testing.T, players, seed int, errRate float64) cliRound {
 	if code != 0 {
 		t.Fatalf("referee: exit %d: %s", code, stderr)
 	}
+	var clip struct {
+		FPS            float64 `json:"fps"`
+		PreambleFrames int     `json:"preamble_frames"`
+	}
+	if b, err := os.ReadFile(video + ".json"); err != nil || json.Unmarshal(b, &clip) != nil || clip.FPS <= 0 {
+		t.Fatalf("the video's clip file: %v", err)
+	}
+	offsetMS := int64(float64(clip.PreambleFrames) * 1000 / clip.FPS) // video time - timeline time
 	// JSON lines: observations with verdicts, then the match result.
 	var got referee.MatchResult
 	gotRules := map[referee.Rule]int{}
 	var calls []string
+	var called []call
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -135,6 +146,7 @@ func cliRoundCheck(t *testing.T, players, seed int, errRate float64) cliRound {
 			}
 			if l.Verdict != nil && l.Verdict.Status == referee.StatusViolation {
 				gotRules[l.Verdict.Rule]++
+				called = append(called, call{l.Obs.TimeMS - offsetMS, l.Verdict.Rule})
 				calls = append(calls, fmt.Sprintf("t=%d %s: %s", l.Obs.TimeMS, l.Verdict.Rule, l.Verdict.Reason))
 			}
 			continue
@@ -156,14 +168,59 @@ func cliRoundCheck(t *testing.T, players, seed int, errRate float64) cliRound {
 		wantRules[in.Rule]++
 	}
 	rc.injected = len(want.Injected)
-	for r, n := range wantRules {
-		rc.caught += min(n, gotRules[r])
-	}
-	for r, n := range gotRules {
-		rc.falseViolations += max(0, n-wantRules[r])
+	var unmatched []call
+	rc.caught, rc.wrongRule, unmatched = matchCalls(want.Injected, called)
+	rc.falseViolations = len(unmatched)
+	if len(unmatched) > 0 {
+		t.Errorf("calls matching no injected illegal play (timeline ms, the video's minus %d): %v", offsetMS, unmatched)
 	}
 	if rc.falseViolations > 0 || rc.caught < rc.injected {
 		t.Errorf("violations: got %v, want %v\ninjected: %+v\nreported: %s", gotRules, wantRules, want.Injected, strings.Join(calls, "; "))
 	}
 	return rc
+}
+
+// call is a violation the referee reported, at timeline time.
+type call struct {
+	timeMS int64
+	rule   referee.Rule
+}
+
+// matchCalls pairs each call with the latest injected illegal play made
+// shortly before it (the card flies, lands and must lie still before the
+// camera commits it), the same rule first: calls paired with the same
+// rule, with another rule, and calls that match no illegal play (a legal
+// play called a violation).
+func matchCalls(injected []sim.Injected, calls []call) (right, wrong int, unmatched []call) {
+	const before, after = 500, 6000 // ms around the injected play's time
+	used := make([]bool, len(injected))
+	pair := func(c call, sameRule bool) bool {
+		best := -1
+		for i, in := range injected {
+			if !used[i] && c.timeMS >= in.TimeMS-before && c.timeMS <= in.TimeMS+after && (in.Rule == c.rule) == sameRule &&
+				(best < 0 || in.TimeMS > injected[best].TimeMS) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			used[best] = true
+		}
+		return best >= 0
+	}
+	var rest []call
+	for _, c := range calls {
+		if pair(c, true) {
+			right++
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	for _, c := range rest {
+		if pair(c, false) {
+			wrong++
+		} else {
+			unmatched = append(unmatched, c)
+		}
+	}
+	return right, wrong, unmatched
 }
