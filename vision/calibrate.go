@@ -361,13 +361,7 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 	gocv.AbsDiff(rect, bg, &d)
 	gocv.CvtColor(d, &d, gocv.ColorBGRToGray)
 	gocv.Threshold(d, &d, 28, 255, gocv.ThresholdBinary)
-	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
-	defer k.Close()
-	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)
-	k7 := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
-	defer k7.Close()
-	gocv.MorphologyEx(d, &d, gocv.MorphClose, k7)
-	return d
+	return cleanMask(d)
 }
 
 // bareMask is the mask of pixels of rect that are not bare table bg, by
@@ -375,14 +369,7 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 // table is table, and a spot under a card must never look bare (a card
 // laid on it would seem to start a new pile).
 func bareMask(rect, bg gocv.Mat) gocv.Mat {
-	d := channelDiffMask(rect, bg, 28)
-	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
-	defer k.Close()
-	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)
-	k7 := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
-	defer k7.Close()
-	gocv.MorphologyEx(d, &d, gocv.MorphClose, k7)
-	return d
+	return cleanMask(channelDiffMask(rect, bg, 28))
 }
 
 // shownForeground is the mask of pixels of rect that differ from relit,
@@ -392,7 +379,12 @@ func bareMask(rect, bg gocv.Mat) gocv.Mat {
 // back on green felt), so it takes the channel that differs most, not the
 // grey level, and a lower threshold, which the relit table affords.
 func shownForeground(rect, relit gocv.Mat) gocv.Mat {
-	d := channelDiffMask(rect, relit, 20)
+	return cleanMask(channelDiffMask(rect, relit, 20))
+}
+
+// cleanMask drops specks from mask d and closes small gaps in it, in
+// place, and returns it.
+func cleanMask(d gocv.Mat) gocv.Mat {
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(d, &d, gocv.MorphOpen, k)
