@@ -27,14 +27,16 @@ import (
 	"gocv.io/x/gocv"
 
 	"ligretto/referee"
+	"ligretto/referee/sim"
 	"ligretto/vision/scene"
 )
 
 // roundCheck is how one refereed round compares with the simulator.
 type roundCheck struct {
 	scoresOK, topsOK bool
-	falseViolations  int // reported but not injected (by rule)
-	injected, caught int
+	falseViolations  int // calls paired with no injected play (sim.ScoreCalls)
+	injected, caught int // caught: called with their rule
+	wrongRule        int // called with another rule
 }
 
 func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCheck {
@@ -183,21 +185,23 @@ func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCh
 	if rc.topsOK = slices.Equal(gotTops, wantTops); !rc.topsOK {
 		t.Errorf("%d:%d: final pile tops:\n got %v\nwant %v", players, seed, gotTops, wantTops)
 	}
-	// Violations: exactly the injected ones, by rule.
+	// Violations: each call paired with the injected play before it.
 	wantRules := map[referee.Rule]int{}
 	for _, in := range res.Injected {
 		wantRules[in.Rule]++
 	}
 	gotRules := map[referee.Rule]int{}
-	for _, v := range got.violations {
-		gotRules[v.Rule]++
+	var calls []sim.Call
+	for i, v := range got.verdicts {
+		if v.Status == referee.StatusViolation {
+			gotRules[v.Rule]++
+			calls = append(calls, sim.Call{TimeMS: got.obs[i].TimeMS, Rule: v.Rule})
+		}
 	}
-	rc.injected = len(res.Injected)
-	for r, n := range wantRules {
-		rc.caught += min(n, gotRules[r])
-	}
-	for r, n := range gotRules {
-		rc.falseViolations += max(0, n-wantRules[r])
+	score := sim.ScoreCalls(res.Injected, calls)
+	rc.injected, rc.caught, rc.wrongRule, rc.falseViolations = len(res.Injected), score.Right, score.Wrong, len(score.False)
+	if len(score.False) > 0 {
+		t.Errorf("%d:%d: calls matching no injected illegal play: %v", players, seed, score.False)
 	}
 	if fmt.Sprint(wantRules) != fmt.Sprint(gotRules) {
 		t.Errorf("%d:%d: violations: got %v, want %v (injected %+v)", players, seed, gotRules, wantRules, res.Injected)
@@ -225,7 +229,7 @@ func TestEndToEnd4Players(t *testing.T) { checkRound(t, 4, 3, 0) }
 func TestEndToEndSweep(t *testing.T) {
 	rounds := roundsFromEnv("E2E_ROUNDS", [][2]int{{2, 1}, {4, 1}, {8, 1}, {12, 1}})
 	errRate, _ := strconv.ParseFloat(os.Getenv("E2E_ERRORS"), 64)
-	var scores, tops, falseV, inj, caught int
+	var scores, tops, falseV, inj, caught, wrong int
 	for _, r := range rounds {
 		t.Run(fmt.Sprintf("%d:%d", r[0], r[1]), func(t *testing.T) {
 			rc := checkRound(t, r[0], uint64(r[1]), errRate)
@@ -238,8 +242,9 @@ func TestEndToEndSweep(t *testing.T) {
 			falseV += rc.falseViolations
 			inj += rc.injected
 			caught += rc.caught
+			wrong += rc.wrongRule
 		})
 	}
-	t.Logf("%d rounds: scores right %d, pile tops right %d, false violations %d, injected %d caught %d",
-		len(rounds), scores, tops, falseV, inj, caught)
+	t.Logf("%d rounds: scores right %d, pile tops right %d, false violations %d, injected %d, called with their rule %d, with another %d",
+		len(rounds), scores, tops, falseV, inj, caught, wrong)
 }

@@ -134,7 +134,7 @@ func cliRoundCheck(t *testing.T, players, seed int, errRate float64) cliRound {
 	var got referee.MatchResult
 	gotRules := map[referee.Rule]int{}
 	var calls []string
-	var called []call
+	var called []sim.Call
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -146,7 +146,7 @@ func cliRoundCheck(t *testing.T, players, seed int, errRate float64) cliRound {
 			}
 			if l.Verdict != nil && l.Verdict.Status == referee.StatusViolation {
 				gotRules[l.Verdict.Rule]++
-				called = append(called, call{l.Obs.TimeMS - offsetMS, l.Verdict.Rule})
+				called = append(called, sim.Call{TimeMS: l.Obs.TimeMS - offsetMS, Rule: l.Verdict.Rule})
 				calls = append(calls, fmt.Sprintf("t=%d %s: %s", l.Obs.TimeMS, l.Verdict.Rule, l.Verdict.Reason))
 			}
 			continue
@@ -168,59 +168,13 @@ func cliRoundCheck(t *testing.T, players, seed int, errRate float64) cliRound {
 		wantRules[in.Rule]++
 	}
 	rc.injected = len(want.Injected)
-	var unmatched []call
-	rc.caught, rc.wrongRule, unmatched = matchCalls(want.Injected, called)
-	rc.falseViolations = len(unmatched)
-	if len(unmatched) > 0 {
-		t.Errorf("calls matching no injected illegal play (timeline ms, the video's minus %d): %v", offsetMS, unmatched)
+	score := sim.ScoreCalls(want.Injected, called)
+	rc.caught, rc.wrongRule, rc.falseViolations = score.Right, score.Wrong, len(score.False)
+	if len(score.False) > 0 {
+		t.Errorf("calls matching no injected illegal play (timeline ms, the video's minus %d): %v", offsetMS, score.False)
 	}
 	if rc.falseViolations > 0 || rc.caught < rc.injected {
 		t.Errorf("violations: got %v, want %v\ninjected: %+v\nreported: %s", gotRules, wantRules, want.Injected, strings.Join(calls, "; "))
 	}
 	return rc
-}
-
-// call is a violation the referee reported, at timeline time.
-type call struct {
-	timeMS int64
-	rule   referee.Rule
-}
-
-// matchCalls pairs each call with the latest injected illegal play made
-// shortly before it (the card flies, lands and must lie still before the
-// camera commits it), the same rule first: calls paired with the same
-// rule, with another rule, and calls that match no illegal play (a legal
-// play called a violation).
-func matchCalls(injected []sim.Injected, calls []call) (right, wrong int, unmatched []call) {
-	const before, after = 500, 6000 // ms around the injected play's time
-	used := make([]bool, len(injected))
-	pair := func(c call, sameRule bool) bool {
-		best := -1
-		for i, in := range injected {
-			if !used[i] && c.timeMS >= in.TimeMS-before && c.timeMS <= in.TimeMS+after && (in.Rule == c.rule) == sameRule &&
-				(best < 0 || in.TimeMS > injected[best].TimeMS) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			used[best] = true
-		}
-		return best >= 0
-	}
-	var rest []call
-	for _, c := range calls {
-		if pair(c, true) {
-			right++
-		} else {
-			rest = append(rest, c)
-		}
-	}
-	for _, c := range rest {
-		if pair(c, false) {
-			wrong++
-		} else {
-			unmatched = append(unmatched, c)
-		}
-	}
-	return right, wrong, unmatched
 }
