@@ -16,8 +16,6 @@ package vision
 
 import (
 	"fmt"
-	"image"
-	"image/color"
 	"maps"
 	"os"
 	"slices"
@@ -42,124 +40,24 @@ type roundCheck struct {
 func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCheck {
 	sc, evs, res := simRound(t, players, seed, errRate)
 	cal := calibrateScene(t, sc, players)
-	// What the camera could have seen of each true pile: frames by the
-	// depth of its top card, and of those the frames with nothing over it.
-	type truthPile struct {
-		first         referee.Face
-		frames, clear [10]int
-	}
-	truth := map[int]*truthPile{}
-	var lastTruth []scene.CardTruth
+	truth := truthPiles{}
 	debugStart = func(pile int, first referee.Face, bareAge, sinceBorn, readAfter int, sawOne bool) {
 		t.Logf("new pile %d first read %v: spot bare %d frames before its find, found %d frames ago, read %d frames after found (window %d), a 1 glimpsed %v", pile, first, bareAge, sinceBorn, readAfter, bareAge+readAfter, sawOne)
-		for _, c := range lastTruth {
-			if tp := truth[c.Pile]; c.Role == scene.RolePile && c.Card.Face == first && tp != nil {
-				t.Logf("    true pile %d: first card %v; frames by top depth %v, clear of hands %v", c.Pile, tp.first, tp.frames[:c.Depth+1], tp.clear[:c.Depth+1])
-			}
-		}
+		truth.logPilesShowing(t, first)
 	}
 	defer func() { debugStart = nil }()
-	// With E2E_TRACE_FOULS set, what became of each injected foul while it
-	// was its pile's top: frames in view and clear of hands, frames found
-	// by the finder, and the readings of the tracked pile there.
-	type foulTrace struct {
-		top, clear, found int
-		readings          map[string]int
+	var fouls *foulTracer
+	if os.Getenv("E2E_TRACE_FOULS") != "" {
+		fouls = &foulTracer{injected: res.Injected, traces: make([]foulTrace, len(res.Injected)), seed: seed, dump: os.Getenv("DIAG_DUMP") != ""}
 	}
-	traces := make([]foulTrace, len(res.Injected))
-	trace := os.Getenv("E2E_TRACE_FOULS") != ""
 	got := refereeScene(t, sc, cal, *evs[0].Settings, func(k int, _ gocv.Mat, tr []scene.CardTruth, p *Pipeline) {
-		lastTruth = tr
-		if trace && p.phase == referee.PhasePlaying {
-			var quads []Quad
-			for i, in := range res.Injected {
-				for _, c := range tr {
-					if c.Role != scene.RolePile || c.Pile != in.Pile || c.Card.Face != in.Card || int64(k)*1000/testFPS < in.TimeMS {
-						continue
-					}
-					if quads == nil {
-						quads = p.findCards()
-					}
-					ft := &traces[i]
-					if ft.readings == nil {
-						ft.readings = map[string]int{}
-					}
-					ft.top++
-					if c.Occluded == 0 && !c.Hand {
-						ft.clear++
-					}
-					var x, y float64
-					for _, pt := range c.Quad {
-						w := p.view.toWork.Apply(calibrationPoint(pt.X, pt.Y))
-						x += (w.X - float64(p.view.centre.Min.X)) / 4
-						y += (w.Y - float64(p.view.centre.Min.Y)) / 4
-					}
-					hit := false
-					for _, q := range quads {
-						if qx, qy := q.Centre(); (qx-x)*(qx-x)+(qy-y)*(qy-y) < 8*8 {
-							ft.found++
-							hit = true
-							break
-						}
-					}
-					if !hit && c.Occluded == 0 && !c.Hand && ft.clear%30 == 5 && os.Getenv("DIAG_DUMP") != "" {
-						gocv.IMWrite(fmt.Sprintf("/tmp/e2e/foulraw_%d_%d_%d.png", seed, in.Pile, k), p.rect)
-						if bg := p.bg.Region(p.view.centre); !bg.Empty() {
-							gocv.IMWrite(fmt.Sprintf("/tmp/e2e/bg_%d.png", seed), bg)
-							bg.Close()
-						}
-						img := p.rect.Clone()
-						for _, q := range quads {
-							pv := gocv.NewPointsVectorFromPoints([][]image.Point{q[:]})
-							gocv.Polylines(&img, pv, true, color.RGBA{255, 0, 255, 0}, 1)
-							pv.Close()
-						}
-						gocv.Circle(&img, image.Pt(int(x), int(y)), 4, color.RGBA{0, 255, 255, 0}, 2)
-						gocv.IMWrite(fmt.Sprintf("/tmp/e2e/foul_%d_%d_%d.png", seed, in.Pile, k), img)
-						img.Close()
-					}
-					for _, pl := range p.piles {
-						if (pl.x-x)*(pl.x-x)+(pl.y-y)*(pl.y-y) < 8*8 && pl.seen == p.frame {
-							key := fmt.Sprintf("#%d top %v", pl.id, pl.committed)
-							if pl.hasRead {
-								key += fmt.Sprintf(" reads %v", pl.reading.Face())
-							}
-							if !p.cardSized(pl.quad) {
-								key += " (not card-sized)"
-							}
-							ft.readings[key]++
-						}
-					}
-				}
-			}
-		}
-		for _, c := range tr {
-			if c.Role != scene.RolePile || c.Depth >= 10 {
-				continue
-			}
-			tp := truth[c.Pile]
-			if tp == nil {
-				tp = &truthPile{}
-				truth[c.Pile] = tp
-			}
-			if c.Depth == 0 {
-				tp.first = c.Card.Face
-			}
-			tp.frames[c.Depth]++
-			if c.Occluded == 0 && !c.Hand {
-				tp.clear[c.Depth]++
-			}
-		}
+		truth.observe(tr)
+		fouls.observe(k, tr, p)
 	})
 	if testing.Verbose() {
 		t.Logf("%d:%d: injected %+v", players, seed, res.Injected)
 	}
-	for i, ft := range traces {
-		if trace {
-			in := res.Injected[i]
-			t.Logf("foul %v on pile %d at %d ms (%s): its pile's top for %d frames, %d clear of hands, found in %d; tracked: %v", in.Card, in.Pile, in.TimeMS, in.Rule, ft.top, ft.clear, ft.found, ft.readings)
-		}
-	}
+	fouls.log(t)
 	var rc roundCheck
 	// Scores (C14): the camera's count after the stop against the simulator's.
 	m := got.ref.Match()
