@@ -48,22 +48,21 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		bornBare  bool
-		sawOne    bool
 		readAt    int  // frame of the first sure reading of red 3 (0: now)
-		lowest    int  // lowest number glimpsed
+		lowest    int  // lowest number glimpsed (1: a 1)
 		asTable   bool // the bare map takes the card for table now
 		wantFirst int
 		wantObs   int
 		strict    bool
 	}{
-		{"found on bare table, strict", true, false, 0, 0, false, 3, 1, true},
-		{"found on bare table, not strict", true, false, 0, 0, false, 1, 2, false},
-		{"not seen laid, strict", false, false, 0, 0, false, 1, 2, true},
-		{"a 1 glimpsed first, strict", true, true, 0, 0, false, 1, 2, true},
-		{"a 2 glimpsed first, strict", true, false, 0, 2, false, 1, 2, true},
-		{"read soon after the spot was bare", true, false, 45, 3, false, 3, 1, true},
-		{"read long after the spot was bare (time for a 1 and a 2)", true, false, 62, 3, false, 1, 2, true},
-		{"a card the bare map cannot see (green on green felt)", true, false, 0, 0, true, 1, 2, true},
+		{"found on bare table, strict", true, 0, 0, false, 3, 1, true},
+		{"found on bare table, not strict", true, 0, 0, false, 1, 2, false},
+		{"not seen laid, strict", false, 0, 0, false, 1, 2, true},
+		{"a 1 glimpsed first, strict", true, 0, 1, false, 1, 2, true},
+		{"a 2 glimpsed first, strict", true, 0, 2, false, 1, 2, true},
+		{"read soon after the spot was bare", true, 45, 3, false, 3, 1, true},
+		{"read long after the spot was bare (time for a 1 and a 2)", true, 62, 3, false, 1, 2, true},
+		{"a card the bare map cannot see (green on green felt)", true, 0, 0, true, 1, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultPipelineConfig()
@@ -80,7 +79,7 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 					p.bare.last[i] = p.frame
 				}
 			}
-			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: age, sawOne: c.sawOne, lowestSeen: c.lowest}
+			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: age, lowestSeen: c.lowest}
 			if c.readAt > 0 {
 				pl.firstRead = map[referee.Face]int{red3: c.readAt}
 			} else {

@@ -41,8 +41,8 @@ func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCh
 	sc, evs, res := simRound(t, players, seed, errRate)
 	cal := calibrateScene(t, sc, players)
 	truth := truthPiles{}
-	debugStart = func(pile int, first referee.Face, bareAge, sinceBorn, readAfter int, sawOne bool) {
-		t.Logf("new pile %d first read %v: spot bare %d frames before its find, found %d frames ago, read %d frames after found (window %d), a 1 glimpsed %v", pile, first, bareAge, sinceBorn, readAfter, bareAge+readAfter, sawOne)
+	debugStart = func(pile int, first referee.Face, bareAge, sinceBorn, readAfter, lowestSeen int) {
+		t.Logf("new pile %d first read %v: spot bare %d frames before its find, found %d frames ago, read %d frames after found (window %d), lowest number glimpsed %d", pile, first, bareAge, sinceBorn, readAfter, bareAge+readAfter, lowestSeen)
 		truth.logPilesShowing(t, first)
 	}
 	defer func() { debugStart = nil }()

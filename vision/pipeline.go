@@ -98,9 +98,8 @@ type pile struct {
 	settled   int  // frame index when the current candidate was first seen quiet
 	bareAge   int  // frames from its spot last seen bare to its first find
 	born      int  // frame index when it was first found
-	sawOne    bool // some reading, however unsure, was a 1
 	// lowestSeen is the lowest number of any reading, however unsure,
-	// before the first commit (0: none).
+	// before the first commit (0: none; 1: a 1 was glimpsed).
 	lowestSeen int
 	// firstRead is the frame of each face's first sure reading, while
 	// the pile has no committed card.
@@ -362,9 +361,6 @@ func (p *Pipeline) vote(pl *pile) {
 	r := pl.reading
 	f := r.Face()
 	pl.back = r.IsBack()
-	if !pl.back && f.Number == 1 && r.FaceConfidence() >= 0.2 {
-		pl.sawOne = true
-	}
 	if !pl.back && pl.id == 0 && r.FaceConfidence() >= 0.2 && (pl.lowestSeen == 0 || f.Number < pl.lowestSeen) {
 		pl.lowestSeen = f.Number
 	}
@@ -449,13 +445,13 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				if at, ok := pl.firstRead[f]; ok {
 					readAfter = at - pl.born
 				}
-				glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number
+				glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number // a 1 or a lower card
 				// A card the bare map takes for table now (a green card on
 				// green felt) could have lain there unseen before.
 				seesCard := p.bare.bareNow(pl.quad, p.frame) < 0.2
-				strict := p.cfg.StrictStarts && !pl.sawOne && !glimpsedBelow && seesCard && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
+				strict := p.cfg.StrictStarts && !glimpsedBelow && seesCard && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
 				if debugStart != nil && f.Number != 1 {
-					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.sawOne)
+					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
 				}
 				if f.Number != 1 && !strict {
 					// The 1 under it was missed (see StrictStarts).
@@ -502,7 +498,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 
 // debugStart, when set (by diagnostic tests), hears of every new pile
 // whose first card read is not a 1.
-var debugStart func(pile int, first referee.Face, bareAge, sinceBorn, readAfter int, sawOne bool)
+var debugStart func(pile int, first referee.Face, bareAge, sinceBorn, readAfter, lowestSeen int)
 
 // seenBefore returns the highest card of the pile's colour read at least
 // nextSeenFrames times since its last commit, when its candidate is a foul
@@ -628,18 +624,12 @@ const neverBare = math.MaxInt32
 // most were never bare.
 func (b *bareMap) bareAge(q Quad, frame int) int {
 	var ages []int
-	for y := range b.rows {
-		for x := range b.cols {
-			cx, cy := float64(x*bareCell)+bareCell/2, float64(y*bareCell)+bareCell/2
-			if !q.Contains(cx, cy) {
-				continue
-			}
-			age := neverBare
-			if l := b.last[y*b.cols+x]; l > 0 {
-				age = frame - l
-			}
-			ages = append(ages, age)
+	for _, l := range b.inside(q) {
+		age := neverBare
+		if l > 0 {
+			age = frame - l
 		}
+		ages = append(ages, age)
 	}
 	if len(ages) == 0 {
 		return neverBare
@@ -651,22 +641,31 @@ func (b *bareMap) bareAge(q Quad, frame int) int {
 // bareNow is the fraction of the cells inside q (centre work pixels) seen
 // as bare table in frame.
 func (b *bareMap) bareNow(q Quad, frame int) float64 {
-	in, bare := 0, 0
+	in := b.inside(q)
+	if len(in) == 0 {
+		return 1
+	}
+	bare := 0
+	for _, l := range in {
+		if l == frame {
+			bare++
+		}
+	}
+	return float64(bare) / float64(len(in))
+}
+
+// inside returns the frames when the cells whose centres lie inside q
+// (centre work pixels) were last bare, 0 for never.
+func (b *bareMap) inside(q Quad) []int {
+	var out []int
 	for y := range b.rows {
 		for x := range b.cols {
-			if !q.Contains(float64(x*bareCell)+bareCell/2, float64(y*bareCell)+bareCell/2) {
-				continue
-			}
-			in++
-			if b.last[y*b.cols+x] == frame {
-				bare++
+			if q.Contains(float64(x*bareCell)+bareCell/2, float64(y*bareCell)+bareCell/2) {
+				out = append(out, b.last[y*b.cols+x])
 			}
 		}
 	}
-	if in == 0 {
-		return 1
-	}
-	return float64(bare) / float64(in)
+	return out
 }
 
 // updateBare marks the bare spots of the current centre image.
@@ -678,13 +677,13 @@ func (p *Pipeline) updateBare() {
 	if r.Dx() != p.rect.Cols() || r.Dy() != p.rect.Rows() {
 		return
 	}
-	bgc := p.bg.Region(r)
-	defer bgc.Close()
 	// The light drifts from the calibration's: against the empty table as
 	// it was, a bare spot can differ by more than the threshold and never
 	// count as bare (a bad start then goes uncalled).
 	if p.bareLight == nil {
-		l, err := newRelighter(bgc)
+		bgc := p.bg.Region(r)
+		l, err := newRelighter(bgc) // copies it
+		bgc.Close()
 		if err != nil {
 			return
 		}
