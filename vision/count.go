@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -119,6 +120,14 @@ func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
 	}
 }
 
+// countStrong and countWeak are differences from the relit empty table,
+// in 8-bit levels of the most different channel: countStrong is surely a
+// card, countWeak is a card where it touches one.
+const (
+	countStrong = 40
+	countWeak   = 30
+)
+
 // countMask marks the pixels of img that differ from the empty table bg
 // in any colour channel (a back may be as bright as the table in grey
 // and still differ in hue), with the holes of each blob filled.
@@ -136,7 +145,19 @@ func countMask(img, bg gocv.Mat) gocv.Mat {
 		}
 		l.Close()
 	}
-	m := channelDiffMask(img, lit, 40)
+	m := channelDiffMask(img, lit, countStrong)
+	// A back close to the table in every channel (orange backs on an
+	// orange wood) differs by less than countStrong over much of its
+	// print, and the fragments left are too small to be cards or break a
+	// row's count. Whatever differs by countWeak and touches a sure
+	// difference belongs to the same card; the table between cards lying
+	// apart stays below countWeak under the relit light.
+	weak := channelDiffMask(img, lit, countWeak)
+	// growInto fails only on masks that are not continuous or not of one
+	// size, which these are; the strong mask alone would still count
+	// most cards, as the unrelit table does when relighting fails.
+	_ = growInto(&m, weak)
+	weak.Close()
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)
@@ -264,4 +285,38 @@ func extent(mask gocv.Mat, band image.Rectangle) (int, int) {
 		}
 	}
 	return x0, x1
+}
+
+// growInto sets in strong every pixel of weak connected (in weak) to a
+// pixel already set in strong: the whole of each weak blob that a strong
+// pixel vouches for, and nothing else.
+func growInto(strong *gocv.Mat, weak gocv.Mat) error {
+	labels := gocv.NewMat()
+	defer labels.Close()
+	n := gocv.ConnectedComponents(weak, &labels)
+	lb, err := labels.DataPtrUint8() // int32 labels, 4 bytes each
+	if err != nil {
+		return fmt.Errorf("grow mask: labels: %w", err)
+	}
+	px, err := strong.DataPtrUint8()
+	if err != nil {
+		return fmt.Errorf("grow mask: %w", err)
+	}
+	if len(lb) != 4*len(px) {
+		return fmt.Errorf("grow mask: %d labels for %d pixels", len(lb)/4, len(px))
+	}
+	label := func(i int) uint32 { return binary.NativeEndian.Uint32(lb[4*i:]) }
+	keep := make([]bool, n)
+	for i, v := range px {
+		if v != 0 {
+			keep[label(i)] = true
+		}
+	}
+	keep[0] = false // weak's background
+	for i := range px {
+		if keep[label(i)] {
+			px[i] = 255
+		}
+	}
+	return nil
 }

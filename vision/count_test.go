@@ -2,10 +2,13 @@ package vision
 
 import (
 	"fmt"
+	"image"
+	"image/color"
 	"testing"
 
 	"gocv.io/x/gocv"
 
+	"ligretto/calibration"
 	"ligretto/referee"
 	"ligretto/referee/sim"
 )
@@ -75,5 +78,73 @@ func testCountFrame(t *testing.T, players int, seed uint64) {
 		if gotC[n] != min(wantC[n], 40) || gotS[n] != min(wantS[n], 10) {
 			t.Errorf("%s (%s backs): centre %d want %d, stack %d want %d", n, back[n], gotC[n], wantC[n], gotS[n], wantS[n])
 		}
+	}
+}
+
+// C14: a row of nine orange "pyramids" backs fanned on an orange wood
+// table (8 players, seed 21, errors 0.03: cut from the count frame, with
+// the empty table under it). Much of each back differs from the wood by
+// less than the sure threshold; the row's mask broke into pieces and
+// counted 6. The weak difference grown from the sure one keeps it whole.
+func TestCountMask_C14_BacksCloseToTheTable(t *testing.T) {
+	img := gocv.IMRead("testdata/count-row-on-wood.png", gocv.IMReadColor)
+	defer img.Close()
+	bg := gocv.IMRead("testdata/count-row-on-wood-table.png", gocv.IMReadColor)
+	defer bg.Close()
+	if img.Empty() || bg.Empty() {
+		t.Fatal("testdata/count-row-on-wood*.png do not load")
+	}
+	mask := countMask(img, bg)
+	defer mask.Close()
+	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer cs.Close()
+	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
+	var groups []image.Rectangle
+	for i := 0; i < cs.Size(); i++ {
+		if gocv.ContourArea(cs.At(i)) >= 0.5*cw*ch {
+			groups = append(groups, gocv.BoundingRect(cs.At(i)))
+		}
+	}
+	if len(groups) != 1 {
+		t.Fatalf("the row is %d card-sized groups (%v), want 1", len(groups), groups)
+	}
+	r := groups[0]
+	if r.Dx() < img.Cols()*9/10 { // the row fills the cut
+		t.Errorf("the row's group is %d px wide, want the whole row (over %d)", r.Dx(), img.Cols()*9/10)
+	}
+	gm := gocv.NewMatWithSize(mask.Rows(), mask.Cols(), gocv.MatTypeCV8U)
+	defer gm.Close()
+	for i := 0; i < cs.Size(); i++ {
+		if gocv.BoundingRect(cs.At(i)) == r {
+			gocv.DrawContours(&gm, cs, i, color.RGBA{255, 255, 255, 0}, -1)
+		}
+	}
+	if n := countCorners(img, gm, r, cw, ch); n != 9 {
+		t.Errorf("counted %d backs in the row, want 9", n)
+	}
+}
+
+// growInto takes the whole of each weak blob a strong pixel touches, and
+// no weak blob that none touches.
+func TestGrowInto(t *testing.T) {
+	strong := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 20, 40, gocv.MatTypeCV8U)
+	defer strong.Close()
+	weak := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), 20, 40, gocv.MatTypeCV8U)
+	defer weak.Close()
+	for _, r := range []image.Rectangle{image.Rect(2, 2, 12, 18), image.Rect(20, 2, 30, 18)} { // touched, not
+		blob := weak.Region(r)
+		blob.SetTo(gocv.NewScalar(255, 0, 0, 0))
+		blob.Close()
+	}
+	strong.SetUCharAt(10, 5, 255)
+	strong.SetUCharAt(5, 35, 255) // a strong pixel outside any weak blob stays
+	if err := growInto(&strong, weak); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gocv.CountNonZero(strong), 10*16+1; got != want {
+		t.Errorf("%d pixels set, want %d (the touched blob and the lone strong pixel)", got, want)
+	}
+	if strong.GetUCharAt(10, 25) != 0 {
+		t.Error("the untouched weak blob was taken")
 	}
 }

@@ -5,6 +5,7 @@ package vision
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -20,11 +21,15 @@ import (
 // on the count frame alone (cheap: no round is tracked).
 //
 //	DIAG_ROUNDS="2:5 4:3" go test -tags e2e ./vision -run DiagCount -v
+//
+// E2E_ERRORS sets the bots' rate of illegal plays, as in EndToEndSweep
+// (the rounds, and so the count frames, differ with it).
 func TestDiagCount(t *testing.T) {
 	rounds := roundsFromEnv("DIAG_ROUNDS", [][2]int{{2, 5}, {4, 3}, {2, 1}})
+	errRate, _ := strconv.ParseFloat(os.Getenv("E2E_ERRORS"), 64)
 	for _, rs := range rounds {
 		players, seed := rs[0], uint64(rs[1])
-		sc, evs, res := simRound(t, players, seed, 0)
+		sc, evs, res := simRound(t, players, seed, errRate)
 		cal := calibrateScene(t, sc, players)
 		var stop int64 = -1
 		for _, e := range evs {
