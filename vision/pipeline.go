@@ -274,7 +274,9 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			if p.prev.Empty() || r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
 				continue
 			}
-			best = &pile{x: x, y: y, settled: -1, born: p.frame, bareAge: p.bare.bareAge(q, p.frame)}
+			// Still now, as the quiet test below would find: its reading
+			// may count from this frame (seen as if in the last one too).
+			best = &pile{x: x, y: y, settled: -1, born: p.frame, seen: p.frame - 1, bareAge: p.bare.bareAge(q, p.frame)}
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
@@ -286,7 +288,10 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	for _, m := range found {
 		r := boundsOf(m.q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
 		quiet := !p.prev.Empty() && r.Dx() > 4 && r.Dy() > 4 && motionFraction(p.rect, p.prev, r) <= p.cfg.MaxMotion
-		seenBefore := m.pl.seen == p.frame-1
+		// Found in one of the last two frames: a pile at the edge of being
+		// found (an arm's shadow touching it) is missed every other frame,
+		// and a hand over it in the frame missed shows as motion now.
+		seenBefore := m.pl.seen >= p.frame-2
 		m.pl.seen = p.frame
 		if !quiet || !seenBefore {
 			m.pl.candN = 0
