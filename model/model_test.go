@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -382,5 +383,61 @@ func TestLearnRateSchedule(t *testing.T) {
 	}
 	if end := LearnRateAt(cfg, steps-1, steps); math.Abs(end-0.05*cfg.LearnRate) > 1e-12 {
 		t.Errorf("last lr %g, want %g", end, 0.05*cfg.LearnRate)
+	}
+}
+
+// ClassifyBacks reads each crop as Classify does and takes its embedding
+// from the crop and its mirror image; a crop symmetric left to right gets
+// its own embedding back.
+func TestClassifyBacks(t *testing.T) {
+	w, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg := f.Config()
+	rng := rand.New(rand.NewPCG(5, 6))
+	asym := make(Crop, cfg.CropLen())
+	for i := range asym {
+		asym[i] = rng.Float32()
+	}
+	sym := mirrored(asym, cfg.Width, cfg.Height)
+	for i := range sym { // mean of the crop and its mirror: symmetric
+		sym[i] = (sym[i] + asym[i]) / 2
+	}
+	if m := mirrored(mirrored(asym, cfg.Width, cfg.Height), cfg.Width, cfg.Height); !slices.Equal(m, asym) {
+		t.Fatal("mirroring twice does not give the crop back")
+	}
+	crops := []Crop{asym, sym}
+	plain, err := f.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped, err := f.Classify([]Crop{mirrored(asym, cfg.Width, cfg.Height)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ClassifyBacks(f, cfg, crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Side != plain[0].Side || got[0].SideProb != plain[0].SideProb || got[0].ColourProbs != plain[0].ColourProbs {
+		t.Errorf("side and colour %v %v differ from Classify's %v %v", got[0].Side, got[0].ColourProbs, plain[0].Side, plain[0].ColourProbs)
+	}
+	want := MeanEmbedding(plain[0].Embedding, flipped[0].Embedding)
+	for i := range want {
+		if math.Abs(float64(got[0].Embedding[i]-want[i])) > 1e-5 {
+			t.Fatalf("embedding %v, want the mean of the crop's and its mirror's %v", got[0].Embedding, want)
+		}
+	}
+	if c := Cosine(got[1].Embedding, plain[1].Embedding); c < 0.9999 {
+		t.Errorf("a symmetric crop's embedding moved: cosine %.6f to its own", c)
+	}
+	if _, err := ClassifyBacks(f, cfg, []Crop{make(Crop, 3)}); !errors.Is(err, ErrInput) {
+		t.Errorf("a short crop: %v, want ErrInput", err)
 	}
 }

@@ -289,3 +289,45 @@ func checkCrops(cfg Config, crops []Crop) error {
 	}
 	return nil
 }
+
+// ClassifyBacks is p.Classify whose embeddings come from two views of
+// each crop: the crop and its mirror image. Side, colour and number are
+// the crop's own reading; Embedding is the normalised mean of the two
+// views' embeddings. Two views of a back's print tell close designs
+// apart better (`ligretto model eval --n 10000`, 12 unseen designs: seed
+// 1 97.54 to 97.84%, seed 424242 99.18 to 99.56%, mean of ten seeds
+// 99.38 to 99.50%), at twice the cost: for enrolment and the count,
+// where backs are compared, not for the live pipeline's faces.
+// Prototypes and the embeddings compared with them must come the same way.
+func ClassifyBacks(p Predictor, cfg Config, crops []Crop) ([]Prediction, error) {
+	if err := checkCrops(cfg, crops); err != nil {
+		return nil, err
+	}
+	n := len(crops)
+	all := make([]Crop, 2*n)
+	copy(all, crops)
+	for i, c := range crops {
+		all[n+i] = mirrored(c, cfg.Width, cfg.Height)
+	}
+	preds, err := p.Classify(all)
+	if err != nil {
+		return nil, err
+	}
+	out := preds[:n]
+	for i := range out {
+		out[i].Embedding = MeanEmbedding(out[i].Embedding, preds[n+i].Embedding)
+	}
+	return out, nil
+}
+
+// mirrored is crop c (planar RGB, width x height) flipped left to right.
+func mirrored(c Crop, width, height int) Crop {
+	m := make(Crop, len(c))
+	for row := range 3 * height { // every row of every plane
+		src, dst := c[row*width:(row+1)*width], m[row*width:(row+1)*width]
+		for x, v := range src {
+			dst[width-1-x] = v
+		}
+	}
+	return m
+}

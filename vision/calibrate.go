@@ -258,7 +258,7 @@ func (c *Calibrator) enrol(frame gocv.Mat) error {
 	if err != nil {
 		return err
 	}
-	preds, err := c.pred.Classify([]model.Crop{crop})
+	preds, err := model.ClassifyBacks(c.pred, c.mcfg, []model.Crop{crop})
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}

@@ -225,7 +225,7 @@ func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask goc
 	if len(crops) == 0 {
 		return ""
 	}
-	preds, err := p.pred.Classify(crops)
+	preds, err := model.ClassifyBacks(p.pred, p.mcfg, crops)
 	if err != nil {
 		return ""
 	}

@@ -72,7 +72,7 @@ func StandardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, err
 			}
 			crops = append(crops, c)
 		}
-		preds, err := pred.Classify(crops)
+		preds, err := model.ClassifyBacks(pred, cfg, crops)
 		if err != nil {
 			return nil, fmt.Errorf("enrol back %s: %w", name, err)
 		}
@@ -106,7 +106,7 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 			return nil, fmt.Errorf("identify: crop %d: %w", i, err)
 		}
 	}
-	preds, err := id.pred.Classify(crops)
+	preds, err := model.ClassifyBacks(id.pred, id.cfg, crops) // backs are compared with prototypes made so
 	if err != nil {
 		return nil, fmt.Errorf("identify: %w", err)
 	}

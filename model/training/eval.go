@@ -61,7 +61,7 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 				return nil, err
 			}
 		}
-		return p.Classify(crops)
+		return model.ClassifyBacks(p, cfg, crops) // backs as calibration and the count read them
 	}
 	enrol := func(ids []string) ([][]float32, error) {
 		protos := make([][]float32, len(ids))
