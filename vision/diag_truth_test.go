@@ -28,8 +28,12 @@ type truthPiles struct {
 
 type truthPile struct {
 	first         referee.Face
-	frames, clear [10]int
+	frames, clear [maxTrueDepth]int
 }
+
+// maxTrueDepth bounds the depths kept: ten cards and a few fouls on them
+// (a card on a 10 breaks C8 and still lies there).
+const maxTrueDepth = 16
 
 func (tp *truthPiles) observe(tr []scene.CardTruth) {
 	tp.last = tr
@@ -37,7 +41,7 @@ func (tp *truthPiles) observe(tr []scene.CardTruth) {
 		tp.piles = map[int]*truthPile{}
 	}
 	for _, c := range tr {
-		if c.Role != scene.RolePile || c.Depth >= 10 {
+		if c.Role != scene.RolePile || c.Depth >= maxTrueDepth {
 			continue
 		}
 		p := tp.piles[c.Pile]
@@ -60,7 +64,8 @@ func (tp *truthPiles) logPilesShowing(t *testing.T, f referee.Face) {
 	t.Helper()
 	for _, c := range tp.last {
 		if p := tp.piles[c.Pile]; c.Role == scene.RolePile && c.Card.Face == f && p != nil {
-			t.Logf("    true pile %d: first card %v; frames by top depth %v, clear of hands %v", c.Pile, p.first, p.frames[:c.Depth+1], p.clear[:c.Depth+1])
+			d := min(c.Depth+1, maxTrueDepth)
+			t.Logf("    true pile %d: first card %v; frames by top depth %v, clear of hands %v", c.Pile, p.first, p.frames[:d], p.clear[:d])
 		}
 	}
 }
