@@ -149,13 +149,7 @@ func TestFindCardsOffTable_PileWithItsTopAskew(t *testing.T) {
 // centre, with the empty table under it): with the askew top's edges
 // broken by its print, only the pile's outline holds it, at 1.5 cards.
 func TestFindCardsOffTable_RenderedPileWithItsTopAskew(t *testing.T) {
-	img := gocv.IMRead("testdata/askew-pile.png", gocv.IMReadColor)
-	defer img.Close()
-	bg := gocv.IMRead("testdata/askew-pile-table.png", gocv.IMReadColor)
-	defer bg.Close()
-	if img.Empty() || bg.Empty() {
-		t.Fatal("testdata/askew-pile*.png do not load")
-	}
+	img, bg := cutWithTable(t, "askew-pile")
 	got := FindCardsOffTable(img, bg, cardParams())
 	for _, q := range got {
 		if x, y := q.Centre(); math.Hypot(x-48, y-34) < 5 {

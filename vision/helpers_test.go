@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 
+	"gocv.io/x/gocv"
+
 	"ligretto/model"
 	"ligretto/referee/sim"
 	"ligretto/vision/scene"
@@ -63,4 +65,21 @@ func countTruth(tr []scene.CardTruth) (centre, stack map[string]int) {
 		}
 	}
 	return centre, stack
+}
+
+// cutWithTable reads a fixture cut from a rendered frame,
+// testdata/NAME.png, and the empty table under it, testdata/NAME-table.png;
+// both are closed when the test ends.
+func cutWithTable(t *testing.T, name string) (img, table gocv.Mat) {
+	t.Helper()
+	img = gocv.IMRead("testdata/"+name+".png", gocv.IMReadColor)
+	table = gocv.IMRead("testdata/"+name+"-table.png", gocv.IMReadColor)
+	t.Cleanup(func() {
+		img.Close()
+		table.Close()
+	})
+	if img.Empty() || table.Empty() {
+		t.Fatalf("testdata/%s*.png do not load", name)
+	}
+	return img, table
 }
