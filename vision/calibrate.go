@@ -368,8 +368,16 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 // the channel that differs most: in grey levels a yellow card on a beige
 // table is table, and a spot under a card must never look bare (a card
 // laid on it would seem to start a new pile).
-func bareMask(rect, bg gocv.Mat) gocv.Mat {
-	return cleanMask(channelDiffMask(rect, bg, 28))
+// Where tex is given, a spot that hides the table's texture (a hand the
+// table's colour) is not bare either.
+func bareMask(rect, bg gocv.Mat, tex *tableTexture) gocv.Mat {
+	m := channelDiffMask(rect, bg, 28)
+	if tex != nil {
+		h := tex.hidden(rect)
+		gocv.BitwiseOr(m, h, &m)
+		h.Close()
+	}
+	return cleanMask(m)
 }
 
 // shownForeground is the mask of pixels of rect that differ from relit,

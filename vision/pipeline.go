@@ -41,9 +41,11 @@ type PipelineConfig struct {
 	// bare-table map sees the card itself (it may not see a green card on
 	// green felt, so it may not have seen a 1 either). A 1 laid, seen by
 	// the others and answered with a 2 takes longer than BareFrames: in
-	// the simulated rounds a legal pile whose 1 the camera missed (hands
-	// over it the whole time) was read 28 frames or more after its spot
-	// was bare, a bad start 5-24 frames. Otherwise the pile is reported as
+	// the simulated rounds (seeds 11-30, 2 to 12 players) a legal pile
+	// whose 1 the camera missed (hands over it the whole time) was read
+	// 26 frames or more after its spot was bare, a bad start 4-25 frames
+	// (mostly 8-13). A hand over the spot is not bare table even when it
+	// has the table's colour (see tableTexture). Otherwise the pile is reported as
 	// its 1 with the rest inferred, since a legal play must never be
 	// reported as a violation.
 	StrictStarts bool
@@ -128,6 +130,7 @@ type Pipeline struct {
 	// refreshed every relightFrames: the bare map compares with it.
 	bareLight  *relighter
 	bareBg     gocv.Mat
+	bareTex    *tableTexture // bareBg's texture
 	bareLit    int
 	full       gocv.Mat
 	frame      int
@@ -184,6 +187,9 @@ func (p *Pipeline) Close() {
 	p.bg.Close()
 	p.full.Close()
 	p.bareBg.Close()
+	if p.bareTex != nil {
+		p.bareTex.Close()
+	}
 	if p.bareLight != nil {
 		p.bareLight.Close()
 	}
@@ -696,11 +702,15 @@ func (p *Pipeline) updateBare() {
 	}
 	if p.frame-p.bareLit >= relightFrames && p.bareLight.relight(p.rect, &p.bareBg) == nil {
 		p.bareLit = p.frame
+		if p.bareTex != nil {
+			p.bareTex.Close()
+		}
+		p.bareTex = newTableTexture(p.bareBg)
 	}
 	if p.bareBg.Empty() {
 		return
 	}
-	m := bareMask(p.rect, p.bareBg)
+	m := bareMask(p.rect, p.bareBg, p.bareTex)
 	defer m.Close()
 	p.bare.mark(m, p.frame)
 }
