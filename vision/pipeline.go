@@ -45,9 +45,9 @@ type PipelineConfig struct {
 	// whose 1 the camera missed (hands over it the whole time) was read
 	// 26 frames or more after its spot was bare, a bad start 4-25 frames
 	// (mostly 8-13). A hand over the spot is not bare table even when it
-	// has the table's colour (see tableTexture). Otherwise the pile is reported as
-	// its 1 with the rest inferred, since a legal play must never be
-	// reported as a violation.
+	// has the table's colour (see tableTexture). Otherwise the pile is
+	// reported as its 1 with the rest inferred, since a legal play must
+	// never be reported as a violation.
 	StrictStarts bool
 	BareFrames   int
 	// SurpriseStable is how many quiet frames (one of them at least
@@ -445,7 +445,9 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			}
 			if !p.expected(pl) && pl.seen == p.frame && !p.readsAlike(frame, p.cameraQuad(pl.quad), pl.cand) {
 				// An outline that takes in a strip of the card below reads
-				// wrong (see readsAlike): look again.
+				// wrong (see readsAlike): look again. (A candidate becomes
+				// sure only in a frame its pile was found in, so the check
+				// sees the card it is about.)
 				pl.candN = 0
 				continue
 			}

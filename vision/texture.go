@@ -28,7 +28,9 @@ const (
 	textureWindow = 9
 	// minTextureEnergy is the least mean squared high-pass level of a
 	// textured spot: on the simulated tables the wood's and linen's grain
-	// is above it everywhere, felt and laminate mostly below.
+	// is above it everywhere, felt and laminate from nowhere to most of
+	// the centre (their bare spots correlate too: 2-3% of their pixels
+	// fall below the match, specks that cleanMask drops).
 	minTextureEnergy = 1.2 * 1.2
 	// minTextureMatch is the least correlation of a bare textured spot
 	// with the empty table: bare wood correlates 0.6-0.95, a hand or a
