@@ -26,17 +26,23 @@ func (p *Pipeline) count(frame gocv.Mat, tMS int64) []referee.Observation {
 		p.countGroups(frame, centre, stack)
 	}
 	var obs []referee.Observation
-	stopper := ""
+	stopper, empty := "", 0
 	for _, n := range p.names {
 		if stack[n] == 0 {
-			if stopper != "" {
-				stopper = ""
-				break
-			}
 			stopper = n
+			empty++
 		}
 	}
-	obs = append(obs, referee.Observation{Kind: referee.ObsStop, TimeMS: tMS, Player: stopper, By: "camera"})
+	switch {
+	case empty == 0 && !p.bg.Empty():
+		// Every stack still holds cards: nobody could call the stop, so
+		// the round ended because nobody could play (C17).
+		obs = append(obs, referee.Observation{Kind: referee.ObsDeadlock, TimeMS: tMS, By: "camera"})
+	case empty == 1:
+		obs = append(obs, referee.Observation{Kind: referee.ObsStop, TimeMS: tMS, Player: stopper, By: "camera"})
+	default:
+		obs = append(obs, referee.Observation{Kind: referee.ObsStop, TimeMS: tMS, By: "camera"})
+	}
 	for _, n := range p.names {
 		obs = append(obs,
 			referee.Observation{Kind: referee.ObsCentre, TimeMS: tMS, Player: n, Count: min(centre[n], 40), By: "camera"},

@@ -65,6 +65,8 @@ func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCh
 		t.Errorf("%d:%d: no round was scored", players, seed)
 	} else if want, have := res.Rounds[0].Players, m.Rounds[0].Players; !maps.Equal(want, have) {
 		t.Errorf("%d:%d: scores\n got %+v\nwant %+v", players, seed, have, want)
+	} else if want, have := res.Rounds[0].Deadlock, m.Rounds[0].Deadlock; want != have {
+		t.Errorf("%d:%d: the round ended in a deadlock (C17): got %v, want %v", players, seed, have, want)
 	} else {
 		rc.scoresOK = true
 	}
@@ -121,6 +123,15 @@ func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCh
 
 func TestEndToEnd2Players(t *testing.T) { checkRound(t, 2, 5, 0) }
 func TestEndToEnd4Players(t *testing.T) { checkRound(t, 4, 3, 0) }
+
+// TestEndToEnd2Players_C17_DeadlockBeforeAnyPile: nobody can lay a 1, the
+// round ends at 1.5 s with no pile opened and is scored from the count
+// (the seats' stacks spread face down) as a deadlock.
+func TestEndToEnd2Players_C17_DeadlockBeforeAnyPile(t *testing.T) {
+	if rc := checkRound(t, 2, 32, 0.03); !rc.scoresOK {
+		t.Error("the deadlock round was not scored right")
+	}
+}
 
 // TestEndToEndSweep runs the rounds in E2E_ROUNDS (players:seed ...), with
 // E2E_ERRORS the simulator's rate of illegal plays, and sums up.

@@ -143,6 +143,11 @@ type Pipeline struct {
 	phase      referee.Phase
 	backFrames int
 	counted    bool
+	// seatsDown counts the checks in a row that saw the count in the
+	// seats, rowsSeen whether the seats showed their rows this round
+	// (see watchSeats).
+	seatsDown int
+	rowsSeen  bool
 	// centreMotion is the fraction of the centre that changed since the
 	// last frame.
 	centreMotion float64
@@ -341,6 +346,9 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	}
 	t4 := time.Now()
 	p.t.Classify += t4.Sub(t3)
+	if err := p.watchSeats(frame); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
 	obs := p.decide(frame, tMS)
 	p.t.Track += time.Since(t4)
 	if p.attr != nil {
@@ -432,6 +440,10 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		} else {
 			p.backFrames = 0
 		}
+		if p.seatsDown >= seatChecks {
+			// Over before two piles were opened (see watchSeats).
+			p.backFrames = p.cfg.StopFrames
+		}
 		if p.backFrames >= p.cfg.StopFrames {
 			p.phase = referee.PhaseCounting
 			p.counted = false
@@ -500,6 +512,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			// The next round: the centre is empty again.
 			if p.centreEmpty() {
 				p.piles, p.nextID, p.backFrames = nil, 0, 0
+				p.seatsDown, p.rowsSeen = 0, false
 				p.bare = bareMap{}
 				p.phase = referee.PhasePlaying
 				obs = append(obs, referee.Observation{Kind: referee.ObsRound, TimeMS: tMS, By: "camera"})

@@ -1,0 +1,132 @@
+package vision
+
+import (
+	"fmt"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/calibration"
+	"ligretto/model"
+	"ligretto/referee"
+)
+
+// seatSides is what the seats show: per seat (in calibration order), how
+// many cards found in its zone read as faces and as backs.
+type seatSides struct {
+	faces, backs []int
+}
+
+// readSeats finds the cards in each seat's zone of frame and reads which
+// side is up. During play every seat shows faces (its row, the top of its
+// Ligretto stack); in the count after a round the stacks lie spread face
+// down and the rows are gone.
+func (p *Pipeline) readSeats(frame gocv.Mat) (seatSides, error) {
+	n := len(p.cal.Seats)
+	s := seatSides{faces: make([]int, n), backs: make([]int, n)}
+	p.view.rectifyFull(frame, &p.full)
+	var quads []Quad
+	if p.bg.Cols() == p.full.Cols() && p.bg.Rows() == p.full.Rows() {
+		// Fitted against the empty table: a row's cards touch, and by
+		// their edges alone they merge into one outline that fits no card.
+		quads = FindCardsOnTable(p.full, p.bg, cardParams())
+	} else {
+		quads = FindCards(p.full, cardParams())
+	}
+	var crops []model.Crop
+	var seatOf []int
+	for _, q := range quads {
+		x, y := q.Centre()
+		at := calibration.Point{X: x / p.view.scale, Y: y / p.view.scale}
+		seat := -1
+		for i, st := range p.cal.Seats {
+			if st.Zone.Contains(at) {
+				seat = i
+				break
+			}
+		}
+		if seat < 0 {
+			continue // the centre, or between zones
+		}
+		var cam Quad
+		for i, c := range q {
+			cam[i] = p.view.fullToCamera(float64(c.X), float64(c.Y))
+		}
+		c, err := cropFromCamera(frame, cam, p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
+		if err != nil {
+			return s, fmt.Errorf("read seats: %w", err)
+		}
+		crops = append(crops, c)
+		seatOf = append(seatOf, seat)
+	}
+	if len(crops) == 0 {
+		return s, nil
+	}
+	preds, err := p.pred.Classify(crops)
+	if err != nil {
+		return s, fmt.Errorf("read seats: %w", err)
+	}
+	p.t.Crops += len(crops)
+	for i, pr := range preds {
+		switch {
+		case pr.IsBack():
+			s.backs[seatOf[i]]++
+		case float64(pr.FaceConfidence()) >= p.cfg.MinConfidence:
+			s.faces[seatOf[i]]++
+		}
+	}
+	return s, nil
+}
+
+// How often, and how many times in a row, the seats must show the count
+// before a round with fewer than two piles is taken as over.
+const (
+	seatEvery  = 4 // frames
+	seatChecks = 3
+)
+
+// watchSeats looks for the count in the seats while fewer than two piles
+// are open. A round that ends in a deadlock (C17) that early turns no
+// piles over, so decide's stop test (the open piles show no face) never
+// sees it end. The count shows in the seats: no face anywhere, the stacks
+// spread face down. A round whose rows were never seen (the cards are
+// still being dealt, face down) is not taken for one that ended.
+func (p *Pipeline) watchSeats(frame gocv.Mat) error {
+	if p.phase != referee.PhasePlaying || p.openPiles() >= 2 || p.frame%seatEvery != 0 {
+		return nil
+	}
+	if p.centreMotion >= stillCentre {
+		p.seatsDown = 0
+		return nil
+	}
+	s, err := p.readSeats(frame)
+	if err != nil {
+		return err
+	}
+	faces, withBacks := 0, 0
+	for i := range s.faces {
+		faces += s.faces[i]
+		if s.backs[i] > 0 {
+			withBacks++
+		}
+	}
+	if faces >= len(s.faces) {
+		p.rowsSeen = true
+	}
+	if p.rowsSeen && faces == 0 && 2*withBacks >= len(s.faces) {
+		p.seatsDown++
+	} else {
+		p.seatsDown = 0
+	}
+	return nil
+}
+
+// openPiles counts the piles the referee was told of.
+func (p *Pipeline) openPiles() int {
+	n := 0
+	for _, pl := range p.piles {
+		if pl.id > 0 {
+			n++
+		}
+	}
+	return n
+}
