@@ -100,9 +100,10 @@ func (p *Pipeline) Annotate(frame *gocv.Mat, st referee.State) error {
 	anns := p.Annotations(st)
 	if p.view != nil && p.phase == referee.PhasePlaying {
 		// The centre area, thin: where the camera looks for piles.
-		w, h := float64(p.view.centre.Dx()), float64(p.view.centre.Dy())
+		in := p.view.inner
+		x0, y0, x1, y1 := float64(in.Min.X), float64(in.Min.Y), float64(in.Max.X), float64(in.Max.Y)
 		var q [4]image.Point
-		for i, c := range [4][2]float64{{0, 0}, {w, 0}, {w, h}, {0, h}} {
+		for i, c := range [4][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}} {
 			q[i] = p.view.centreToCamera(c[0], c[1])
 		}
 		pv := gocv.NewPointsVectorFromPoints([][]image.Point{q[:]})

@@ -327,7 +327,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	}
 	p.centreMotion = 1
 	if !p.prev.Empty() {
-		p.centreMotion = motionFraction(p.rect, p.prev, image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
+		p.centreMotion = motionFraction(p.rect, p.prev, p.view.inner) // hands in the seats move all the time
 	}
 	p.rect.CopyTo(&p.prev)
 	p.updateBare()
@@ -361,18 +361,28 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 // table where the calibration has it.
 func (p *Pipeline) findCards() []Quad {
 	if p.bg.Empty() {
-		return FindCards(p.rect, cardParams())
+		return p.inCentre(FindCards(p.rect, cardParams()))
 	}
 	r := p.view.centre.Intersect(image.Rectangle{Max: image.Pt(p.bg.Cols(), p.bg.Rows())})
 	if r.Dx() != p.rect.Cols() || r.Dy() != p.rect.Rows() {
-		return FindCards(p.rect, cardParams())
+		return p.inCentre(FindCards(p.rect, cardParams()))
 	}
 	bgc := p.bg.Region(r)
 	defer bgc.Close()
 	if !p.cfg.FitPiles {
-		return FindCardsOffTable(p.rect, bgc, cardParams())
+		return p.inCentre(FindCardsOffTable(p.rect, bgc, cardParams()))
 	}
-	return FindCardsOnTable(p.rect, bgc, cardParams())
+	return p.inCentre(FindCardsOnTable(p.rect, bgc, cardParams()))
+}
+
+// inCentre keeps the cards whose centre lies in the calibrated centre
+// area: the margin round it is there to see those whole, not to take a
+// seat's card or a hand beyond it for a pile.
+func (p *Pipeline) inCentre(qs []Quad) []Quad {
+	return slices.DeleteFunc(qs, func(q Quad) bool {
+		x, y := q.Centre()
+		return !image.Pt(int(x), int(y)).In(p.view.inner)
+	})
 }
 
 // vote counts the pile's current reading towards a commit.
@@ -805,7 +815,9 @@ func (p *Pipeline) centreEmpty() bool {
 	defer bgc.Close()
 	m := foreground(p.rect, bgc)
 	defer m.Close()
-	return float64(gocv.CountNonZero(m)) < 0.01*float64(r.Dx()*r.Dy())
+	in := m.Region(p.view.inner) // the seats' cards may reach into the margin
+	defer in.Close()
+	return float64(gocv.CountNonZero(in)) < 0.01*float64(p.view.inner.Dx()*p.view.inner.Dy())
 }
 
 func boundsOf(q Quad) image.Rectangle {

@@ -21,6 +21,12 @@ var ErrCalibration = errors.New("calibration does not fit this source (run `ligr
 // camera frame itself, at its full resolution.
 const WorkPxPerMM = 0.5
 
+// centreMarginMM is how far round the calibrated centre area the pipeline
+// looks: half a card's length, so that a card whose centre lies in the
+// area is seen whole. The seats' cards keep further off (calibration.Zones
+// keeps the area 85 mm clear of where a seat's cards reach).
+const centreMarginMM = calibration.CardHMM / 2
+
 // tableView is a calibration at the pipeline's working scale: homographies
 // between the camera and a rectified region (the centre, or the whole
 // table), as Mats ready for WarpPerspective.
@@ -29,10 +35,16 @@ type tableView struct {
 	scale   float64                // work pixels per table-image pixel
 	toWork  calibration.Homography // camera -> whole table at work scale
 	fromTab calibration.Homography // whole table work -> camera
-	centre  image.Rectangle        // the centre area in whole-table work pixels
-	full    image.Point            // whole table size in work pixels
-	hCentre gocv.Mat               // camera -> centre rectangle (origin at its corner)
-	hFull   gocv.Mat               // camera -> whole table
+	// centre is the part of the whole table (work pixels) the pipeline
+	// rectifies: the calibrated centre area and a margin round it, so
+	// that a pile at the area's edge is seen whole. inner is the
+	// calibrated area itself, in the rectified centre's pixels: piles
+	// are cards whose centre lies in it.
+	centre  image.Rectangle
+	inner   image.Rectangle
+	full    image.Point // whole table size in work pixels
+	hCentre gocv.Mat    // camera -> centre rectangle (origin at its corner)
+	hFull   gocv.Mat    // camera -> whole table
 }
 
 func newTableView(cal *calibration.File, frameW, frameH int) (*tableView, error) {
@@ -51,10 +63,13 @@ func newTableView(cal *calibration.File, frameW, frameH int) (*tableView, error)
 		x0, y0 = math.Min(x0, p.X), math.Min(y0, p.Y)
 		x1, y1 = math.Max(x1, p.X), math.Max(y1, p.Y)
 	}
-	t.centre = image.Rect(int(x0*t.scale), int(y0*t.scale), int(math.Ceil(x1*t.scale)), int(math.Ceil(y1*t.scale))).Intersect(image.Rectangle{Max: t.full})
-	if t.centre.Dx() < 20 || t.centre.Dy() < 20 {
+	inner := image.Rect(int(x0*t.scale), int(y0*t.scale), int(math.Ceil(x1*t.scale)), int(math.Ceil(y1*t.scale))).Intersect(image.Rectangle{Max: t.full})
+	if inner.Dx() < 20 || inner.Dy() < 20 {
 		return nil, fmt.Errorf("%w: the centre area is too small", calibration.ErrZone)
 	}
+	margin := int(math.Ceil(centreMarginMM * WorkPxPerMM))
+	t.centre = inner.Inset(-margin).Intersect(image.Rectangle{Max: t.full})
+	t.inner = inner.Sub(t.centre.Min)
 	t.hCentre = homMat(t.toWork.Translate(-float64(t.centre.Min.X), -float64(t.centre.Min.Y)))
 	t.hFull = homMat(t.toWork)
 	return t, nil
