@@ -86,6 +86,52 @@ func BenchmarkPipelineFrame(b *testing.B) {
 	b.ReportMetric(n/b.Elapsed().Seconds(), "fps")
 }
 
+// BenchmarkReadSeats measures one read of the seats (find the cards in
+// every seat zone, read their sides), which watchSeats does every 8th
+// still frame while fewer than 2 piles are open: 12 players at the
+// start of a round, every row out. "all" reads every card (until the
+// rows were seen), "first" stops at the first face (after).
+//
+//	go test ./vision -run '^$' -bench ReadSeats -benchtime 100x
+func BenchmarkReadSeats(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		enough int
+	}{{"all", 0}, {"first", 1}} {
+		b.Run(c.name, func(b *testing.B) { benchReadSeats(b, c.enough) })
+	}
+}
+
+func benchReadSeats(b *testing.B, enough int) {
+	sc, p := benchPipeline(b, 12, 1)
+	defer p.Close()
+	frame := gocv.NewMat()
+	defer frame.Close()
+	if _, err := sc.Render(300, &frame); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.Process(frame, 300); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	faces := 0
+	for i := 0; i < b.N; i++ {
+		s, err := p.readSeats(frame, enough)
+		if err != nil {
+			b.Fatal(err)
+		}
+		faces = 0
+		for _, f := range s.faces {
+			faces += f
+		}
+	}
+	b.StopTimer()
+	if faces < 1 || enough == 0 && faces < 12 {
+		b.Fatalf("the seats of 12 players at the start show %d faces", faces)
+	}
+	b.ReportMetric(float64(faces), "faces")
+}
+
 // BenchmarkSettleToObservation measures, over a whole rendered round at
 // 30 fps, how many frames pass from a card settling on a pile (the first
 // frame it lies still with no hand over it) to the pipeline's observation

@@ -19,8 +19,9 @@ type seatSides struct {
 // readSeats finds the cards in each seat's zone of frame and reads which
 // side is up. During play every seat shows faces (its row, the top of its
 // Ligretto stack); in the count after a round the stacks lie spread face
-// down and the rows are gone.
-func (p *Pipeline) readSeats(frame gocv.Mat) (seatSides, error) {
+// down and the rows are gone. It stops reading once enough faces were
+// read (0: read every card).
+func (p *Pipeline) readSeats(frame gocv.Mat, enough int) (seatSides, error) {
 	n := len(p.cal.Seats)
 	s := seatSides{faces: make([]int, n), backs: make([]int, n)}
 	p.view.rectifyFull(frame, &p.full)
@@ -58,29 +59,37 @@ func (p *Pipeline) readSeats(frame gocv.Mat) (seatSides, error) {
 		crops = append(crops, c)
 		seatOf = append(seatOf, seat)
 	}
-	if len(crops) == 0 {
-		return s, nil
-	}
-	preds, err := p.pred.Classify(crops)
-	if err != nil {
-		return s, fmt.Errorf("read seats: %w", err)
-	}
-	p.t.Crops += len(crops)
-	for i, pr := range preds {
-		switch {
-		case pr.IsBack():
-			s.backs[seatOf[i]]++
-		case float64(pr.FaceConfidence()) >= p.cfg.MinConfidence:
-			s.faces[seatOf[i]]++
+	faces := 0
+	for at := 0; at < len(crops) && (enough <= 0 || faces < enough); at += seatBatch {
+		batch := crops[at:min(at+seatBatch, len(crops))]
+		preds, err := p.pred.Classify(batch)
+		if err != nil {
+			return s, fmt.Errorf("read seats: %w", err)
+		}
+		p.t.Crops += len(batch)
+		for i, pr := range preds {
+			switch {
+			case pr.IsBack():
+				s.backs[seatOf[at+i]]++
+			case float64(pr.FaceConfidence()) >= p.cfg.MinConfidence:
+				s.faces[seatOf[at+i]]++
+				faces++
+			}
 		}
 	}
 	return s, nil
 }
 
+// seatBatch is how many seat cards readSeats reads at once: during play
+// the first batch already holds faces, and the rest need not be read.
+const seatBatch = 8
+
 // How often, and how many times in a row, the seats must show the count
-// before a round with fewer than two piles is taken as over.
+// before a round with fewer than two piles is taken as over. A read costs
+// 20-30 ms with 12 players (BenchmarkReadSeats): every 8th frame it adds
+// 3-4 ms a frame, and only until the second pile is opened.
 const (
-	seatEvery  = 4 // frames
+	seatEvery  = 8 // frames
 	seatChecks = 3
 )
 
@@ -98,7 +107,11 @@ func (p *Pipeline) watchSeats(frame gocv.Mat) error {
 		p.seatsDown = 0
 		return nil
 	}
-	s, err := p.readSeats(frame)
+	enough := 1 // one face: still playing
+	if !p.rowsSeen {
+		enough = len(p.cal.Seats)
+	}
+	s, err := p.readSeats(frame, enough)
 	if err != nil {
 		return err
 	}
