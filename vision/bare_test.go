@@ -98,6 +98,43 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 	}
 }
 
+// C6: a bad start covered by the next card before it was committed (a
+// red 2 on bare table, read sure 3 times, then the red 3 on it) opens the
+// pile with that card, so the bad start is called; read fewer times, late
+// after the spot was bare, under a glimpsed 1, or in another colour, the
+// pile opens with its 1 inferred as before.
+func TestDecide_C6_CoveredBadStart(t *testing.T) {
+	red2, red3 := referee.Face{Colour: referee.Red, Number: 2}, referee.Face{Colour: referee.Red, Number: 3}
+	blue2 := referee.Face{Colour: referee.Blue, Number: 2}
+	for _, c := range []struct {
+		name      string
+		under     referee.Face
+		reads     int
+		readAt    int
+		lowest    int
+		wantFirst referee.Face
+	}{
+		{"read sure 3 times soon after bare", red2, 3, 45, 2, red2},
+		{"read sure twice", red2, 2, 45, 2, referee.Face{Colour: referee.Red, Number: 1}},
+		{"read 25 frames after the spot was bare", red2, 3, 61, 2, referee.Face{Colour: referee.Red, Number: 1}},
+		{"a 1 glimpsed under it", red2, 3, 45, 1, referee.Face{Colour: referee.Red, Number: 1}},
+		{"another colour", blue2, 3, 45, 2, referee.Face{Colour: referee.Red, Number: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70}
+			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
+			// Bare 2 frames before its find at 38; the red 3 read first at 66.
+			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: 2, lowestSeen: c.lowest,
+				firstRead: map[referee.Face]int{c.under: c.readAt, red3: 66}, sureReads: map[referee.Face]int{c.under: c.reads, red3: 4}}
+			p.piles = []*pile{pl}
+			obs := p.decide(gocv.Mat{}, 1000)
+			if len(obs) != 2 || obs[0].Kind != referee.ObsPileNew || *obs[0].Card != c.wantFirst || *obs[1].Card != red3 {
+				t.Fatalf("got %+v, want the pile opened with %v, then %v", obs, c.wantFirst, red3)
+			}
+		})
+	}
+}
+
 // C7: a reading that would be a foul (or a jump) is committed only after
 // SurpriseStable quiet frames, one of them sure; the expected next card
 // after Stable frames. A 10 read as a 1 for a frame or two, or a card

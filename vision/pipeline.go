@@ -111,6 +111,9 @@ type pile struct {
 	// firstRead is the frame of each face's first sure reading, while
 	// the pile has no committed card.
 	firstRead map[referee.Face]int
+	// sureReads counts, per face, the readings at least OpenConfidence
+	// sure while the pile has no committed card.
+	sureReads map[referee.Face]int
 	// laterSeen counts, by number, the frames since the last commit that
 	// read a later card of the pile's colour (above its top): cards laid
 	// one on another faster than the camera could see them lie still.
@@ -405,6 +408,12 @@ func (p *Pipeline) vote(pl *pile) {
 		if _, ok := pl.firstRead[f]; !ok {
 			pl.firstRead[f] = p.frame
 		}
+		if float64(r.FaceConfidence()) >= p.cfg.OpenConfidence {
+			if pl.sureReads == nil {
+				pl.sureReads = map[referee.Face]int{}
+			}
+			pl.sureReads[f]++
+		}
 	}
 	next := pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
 	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number {
@@ -495,7 +504,11 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				if debugStart != nil && f.Number != 1 {
 					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
 				}
-				if f.Number != 1 && !strict {
+				if g, ok := p.badFirst(pl, f); ok && f.Number != 1 && !strict {
+					// A bad start covered before it was committed: its
+					// card, read sure, lies under this one.
+					first = g
+				} else if f.Number != 1 && !strict {
 					// The 1 under it was missed (see StrictStarts).
 					first = referee.Face{Colour: f.Colour, Number: 1}
 				}
@@ -538,6 +551,37 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	}
 	return obs
 }
+
+// badFirst finds a bad start (C6) under a pile's first committed card f:
+// a lower card of f's colour, not a 1, read sure at least badFirstReads
+// times (the surprise it was needed more, and the next card covered it
+// first), first read within BareFrames of the spot being bare, on a spot
+// where the bare map sees cards and nothing lower was glimpsed. A legal
+// pile's 1, 2, ... cannot reach that number so soon after bare table, so
+// the card read there was the pile's first.
+func (p *Pipeline) badFirst(pl *pile, f referee.Face) (referee.Face, bool) {
+	if !p.cfg.StrictStarts || pl.bareAge > p.cfg.BareFrames || p.bare.bareNow(pl.quad, p.frame) >= 0.2 {
+		return referee.Face{}, false
+	}
+	var best referee.Face
+	for g, n := range pl.sureReads {
+		at, ok := pl.firstRead[g]
+		if !ok || n < badFirstReads || g.Colour != f.Colour || g.Number <= 1 || g.Number >= f.Number || pl.bareAge+at-pl.born > p.cfg.BareFrames {
+			continue
+		}
+		if best.Number == 0 || g.Number < best.Number {
+			best = g
+		}
+	}
+	if best.Number == 0 || pl.lowestSeen < best.Number {
+		return referee.Face{}, false
+	}
+	return best, true
+}
+
+// badFirstReads is how many sure readings badFirst needs of a covered
+// bad start: one fewer than a surprise in plain view needs.
+const badFirstReads = 3
 
 // debugStart, when set (by diagnostic tests), hears of every new pile
 // whose first card read is not a 1.
