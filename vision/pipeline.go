@@ -504,13 +504,13 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				if debugStart != nil && f.Number != 1 {
 					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
 				}
-				if g, ok := p.badFirst(pl, f); ok && f.Number != 1 && !strict {
-					// A bad start covered before it was committed: its
-					// card, read sure, lies under this one.
-					first = g
-				} else if f.Number != 1 && !strict {
-					// The 1 under it was missed (see StrictStarts).
+				if f.Number != 1 && !strict {
+					// The 1 under it was missed (see StrictStarts), unless
+					// a bad start was read there before this card covered it.
 					first = referee.Face{Colour: f.Colour, Number: 1}
+					if g, ok := p.badFirst(pl, f); ok {
+						first = g
+					}
 				}
 				obs = append(obs, referee.Observation{Kind: referee.ObsPileNew, TimeMS: tMS, Pile: pl.id, Card: &first, By: "camera"})
 				if first != f {
@@ -554,11 +554,11 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 
 // badFirst finds a bad start (C6) under a pile's first committed card f:
 // a lower card of f's colour, not a 1, read sure at least badFirstReads
-// times (the surprise it was needed more, and the next card covered it
-// first), first read within BareFrames of the spot being bare, on a spot
-// where the bare map sees cards and nothing lower was glimpsed. A legal
-// pile's 1, 2, ... cannot reach that number so soon after bare table, so
-// the card read there was the pile's first.
+// times (too few for a surprise: f covered it first), first read within
+// BareFrames of the spot being bare, on a spot where the bare map sees
+// cards and where nothing lower was glimpsed. A legal pile's 1, 2, ...
+// cannot reach that number so soon after bare table, so the card read
+// there was the pile's first.
 func (p *Pipeline) badFirst(pl *pile, f referee.Face) (referee.Face, bool) {
 	if !p.cfg.StrictStarts || pl.bareAge > p.cfg.BareFrames || p.bare.bareNow(pl.quad, p.frame) >= 0.2 {
 		return referee.Face{}, false
