@@ -446,16 +446,13 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		// as backs (backs fanned close are not found as cards, so backs
 		// cannot be required). Counting must wait for the spreading to
 		// end anyway.
-		committed, visible := 0, 0
+		visible := 0
 		for _, pl := range p.piles {
-			if pl.id > 0 {
-				committed++
-				if pl.seen == p.frame && !pl.back {
-					visible++
-				}
+			if pl.id > 0 && pl.seen == p.frame && !pl.back {
+				visible++
 			}
 		}
-		if committed >= 2 && visible == 0 && p.centreMotion < stillCentre {
+		if p.openPiles() >= 2 && visible == 0 && p.centreMotion < stillCentre {
 			p.backFrames++
 		} else {
 			p.backFrames = 0
@@ -497,10 +494,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 					readAfter = at - pl.born
 				}
 				glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number // a 1 or a lower card
-				// A card the bare map takes for table now (a green card on
-				// green felt) could have lain there unseen before.
-				seesCard := p.bare.bareNow(pl.quad, p.frame) < 0.2
-				strict := p.cfg.StrictStarts && !glimpsedBelow && seesCard && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
+				strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
 				if debugStart != nil && f.Number != 1 {
 					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
 				}
@@ -560,7 +554,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 // cannot reach that number so soon after bare table, so the card read
 // there was the pile's first.
 func (p *Pipeline) badFirst(pl *pile, f referee.Face) (referee.Face, bool) {
-	if !p.cfg.StrictStarts || pl.bareAge > p.cfg.BareFrames || p.bare.bareNow(pl.quad, p.frame) >= 0.2 {
+	if !p.cfg.StrictStarts || pl.bareAge > p.cfg.BareFrames || !p.bareSeesCard(pl) {
 		return referee.Face{}, false
 	}
 	var best referee.Face
@@ -578,6 +572,11 @@ func (p *Pipeline) badFirst(pl *pile, f referee.Face) (referee.Face, bool) {
 	}
 	return best, true
 }
+
+// bareSeesCard reports whether the bare map sees the pile's card now. A
+// card it takes for table (a green card on green felt) could have lain
+// there unseen before, so no bad start is called on it.
+func (p *Pipeline) bareSeesCard(pl *pile) bool { return p.bare.bareNow(pl.quad, p.frame) < 0.2 }
 
 // badFirstReads is how many sure readings badFirst needs of a covered
 // bad start: one fewer than a surprise in plain view needs.
