@@ -137,8 +137,9 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 
 // C7: a reading that would be a foul (or a jump) is committed only after
 // SurpriseStable quiet frames, one of them sure; the expected next card
-// after Stable frames. A 10 read as a 1 for a frame or two, or a card
-// still settling, must not become a violation.
+// after Stable frames, or SureStable if one was sure. A 10 read as a 1
+// for a frame or two, or a card still settling, must not become a
+// violation.
 func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 	red3 := referee.Face{Colour: referee.Red, Number: 3}
 	for _, c := range []struct {
@@ -149,6 +150,9 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 		wantSeen bool
 	}{
 		{"the next card, 2 frames", referee.Face{Colour: referee.Red, Number: 4}, 2, 0.6, true},
+		{"the next card, 1 sure frame", referee.Face{Colour: referee.Red, Number: 4}, 1, 0.95, true},
+		{"the next card, 1 unsure frame", referee.Face{Colour: referee.Red, Number: 4}, 1, 0.8, false},
+		{"a wrong colour, 1 sure frame", referee.Face{Colour: referee.Blue, Number: 4}, 1, 0.99, false},
 		{"a wrong colour, 2 frames", referee.Face{Colour: referee.Blue, Number: 4}, 2, 0.99, false},
 		{"a wrong colour, 6 unsure frames", referee.Face{Colour: referee.Blue, Number: 4}, 6, 0.7, false},
 		{"a wrong colour, 6 frames", referee.Face{Colour: referee.Blue, Number: 4}, 6, 0.95, true},

@@ -19,6 +19,10 @@ type PipelineConfig struct {
 	// Stable is how many consecutive quiet frames must agree on a pile's
 	// reading before it is committed.
 	Stable int
+	// SureStable is how many a reading needs when one of them was at
+	// least OpenConfidence sure: a sure read of the card the pile
+	// expects commits in the first quiet frame after a hand lifts.
+	SureStable int
 	// MinConfidence is the least face confidence a reading needs.
 	MinConfidence float64
 	// OpenConfidence and OpenStable guard opening a pile (a false opening
@@ -78,7 +82,7 @@ type PipelineConfig struct {
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 2, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 24, SurpriseStable: 4}
+	return PipelineConfig{Stable: 2, SureStable: 1, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 24, SurpriseStable: 4}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -467,7 +471,11 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			return nil
 		}
 		for _, pl := range p.piles {
-			if pl.candN < p.cfg.Stable || pl.cand == pl.committed {
+			need := p.cfg.Stable
+			if p.cfg.SureStable > 0 && pl.candConf >= p.cfg.OpenConfidence {
+				need = min(need, p.cfg.SureStable)
+			}
+			if pl.candN < need || pl.cand == pl.committed {
 				continue
 			}
 			if pl.id == 0 && pl.candConf < p.cfg.OpenConfidence && pl.candN < p.cfg.OpenStable {
