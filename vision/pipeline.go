@@ -139,7 +139,8 @@ type Pipeline struct {
 	bg         gocv.Mat // the empty table (whole table, work scale), or empty
 	bare       bareMap  // when each spot of the centre was last seen as bare table
 	// bareLight shows the centre of bg under the current light, bareBg,
-	// refreshed every relightFrames: the bare map compares with it.
+	// refreshed every relightFrames: the bare map and the finder compare
+	// with it.
 	bareLight  *relighter
 	bareBg     gocv.Mat
 	bareTex    *tableTexture // bareBg's texture
@@ -377,10 +378,18 @@ func (p *Pipeline) findCards() []Quad {
 	}
 	bgc := p.bg.Region(r)
 	defer bgc.Close()
-	if !p.cfg.FitPiles {
-		return p.inCentre(FindCardsOffTable(p.rect, bgc, cardParams()))
+	table := bgc
+	if p.bareBg.Cols() == p.rect.Cols() && p.bareBg.Rows() == p.rect.Rows() {
+		// The empty table under the current light: against the calibration's,
+		// a drift of light shows a checked cloth's squares beside a card as
+		// foreground, and the outline fitted there takes in cloth and half
+		// the card.
+		table = p.bareBg
 	}
-	return p.inCentre(FindCardsOnTable(p.rect, bgc, cardParams()))
+	if !p.cfg.FitPiles {
+		return p.inCentre(FindCardsOffTable(p.rect, table, cardParams()))
+	}
+	return p.inCentre(FindCardsOnTable(p.rect, table, cardParams()))
 }
 
 // inCentre keeps the cards whose centre lies in the calibrated centre
