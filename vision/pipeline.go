@@ -19,9 +19,10 @@ type PipelineConfig struct {
 	// Stable is how many consecutive quiet frames must agree on a pile's
 	// reading before it is committed.
 	Stable int
-	// SureStable is how many a reading needs when one of them was at
-	// least OpenConfidence sure: a sure read of the card the pile
-	// expects commits in the first quiet frame after a hand lifts.
+	// SureStable is how many quiet frames suffice when one of them read
+	// the candidate at least OpenConfidence sure: a sure reading of the
+	// card a pile expects commits in the first quiet frame after a hand
+	// lifts (a foul still needs SurpriseStable).
 	SureStable int
 	// MinConfidence is the least face confidence a reading needs.
 	MinConfidence float64
@@ -376,16 +377,21 @@ func (p *Pipeline) findCards() []Quad {
 	if r.Dx() != p.rect.Cols() || r.Dy() != p.rect.Rows() {
 		return p.inCentre(FindCards(p.rect, cardParams()))
 	}
-	bgc := p.bg.Region(r)
-	defer bgc.Close()
-	table := bgc
 	if p.bareBg.Cols() == p.rect.Cols() && p.bareBg.Rows() == p.rect.Rows() {
 		// The empty table under the current light: against the calibration's,
 		// a drift of light shows a checked cloth's squares beside a card as
 		// foreground, and the outline fitted there takes in cloth and half
 		// the card.
-		table = p.bareBg
+		return p.findCardsAgainst(p.bareBg)
 	}
+	bgc := p.bg.Region(r) // until the first relight
+	defer bgc.Close()
+	return p.findCardsAgainst(bgc)
+}
+
+// findCardsAgainst finds the cards in the rectified centre against the
+// empty table's picture table, of the same size.
+func (p *Pipeline) findCardsAgainst(table gocv.Mat) []Quad {
 	if !p.cfg.FitPiles {
 		return p.inCentre(FindCardsOffTable(p.rect, table, cardParams()))
 	}
