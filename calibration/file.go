@@ -16,7 +16,9 @@ import (
 )
 
 // Version is the calibration file format this program writes and reads.
-const Version = 1
+// Version 2: back prototypes join a whole-card and a close-up embedding
+// (twice as long as version 1's), so version 1's do not compare.
+const Version = 2
 
 // Sentinel errors, each with a message that says what to do.
 var (

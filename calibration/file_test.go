@@ -42,8 +42,9 @@ func TestFile_BrokenFilesSayWhatToDo(t *testing.T) {
 		want error
 	}{
 		{"{not json", ErrMalformed},
-		{strings.Replace(good, `"version": 1`, `"version": 7`, 1), ErrVersion},
-		{strings.Replace(good, `"version": 1`, `"version": 1, "colour": 3`, 1), ErrMalformed},
+		{strings.Replace(good, `"version": 2`, `"version": 7`, 1), ErrVersion},
+		{strings.Replace(good, `"version": 2`, `"version": 1`, 1), ErrVersion}, // prototypes of one view only
+		{strings.Replace(good, `"version": 2`, `"version": 2, "colour": 3`, 1), ErrMalformed},
 		{strings.Replace(good, `"homography": [`, `"homography": [0, 0, 0, 0, 0, 0, 0, 0, 0], "x": [`, 1), ErrMalformed},
 	}
 	for _, c := range cases {

@@ -7,8 +7,10 @@
 //   - for a back, an L2-normalised embedding. Backs are recognised by the
 //     nearest enrolled prototype (Nearest, MeanEmbedding), so a player's
 //     back design never seen in training still works once it is enrolled.
-//     ClassifyBacks reads each crop and its mirror image for a steadier
-//     embedding; prototypes and what is compared with them use it alike.
+//     ClassifyBacks reads a back from two views, the whole card and its
+//     centre nearer (BackViews), each with its mirror image, so that small
+//     motifs tell close designs apart; prototypes and what is compared
+//     with them use it alike.
 //
 // The package knows nothing about where crops come from: a Crop is a planar
 // (CHW) RGB float32 slice of Config.CropLen() values in [0,1]; CropFromImage

@@ -386,9 +386,10 @@ func TestLearnRateSchedule(t *testing.T) {
 	}
 }
 
-// ClassifyBacks reads each crop as Classify does and takes its embedding
-// from the crop and its mirror image; a crop symmetric left to right gets
-// its own embedding back.
+// ClassifyBacks reads the whole view as Classify does and joins two
+// embeddings, the whole view's and the detail view's, each taken from the
+// view and its mirror image; a view symmetric left to right gets its own
+// embedding back.
 func TestClassifyBacks(t *testing.T) {
 	w, err := Default()
 	if err != nil {
@@ -412,8 +413,7 @@ func TestClassifyBacks(t *testing.T) {
 	if m := mirrored(mirrored(asym, cfg.Width, cfg.Height), cfg.Width, cfg.Height); !slices.Equal(m, asym) {
 		t.Fatal("mirroring twice does not give the crop back")
 	}
-	crops := []Crop{asym, sym}
-	plain, err := f.Classify(crops)
+	plain, err := f.Classify([]Crop{asym, sym})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,23 +421,68 @@ func TestClassifyBacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ClassifyBacks(f, cfg, crops)
+	got, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: sym}, {Whole: sym, Detail: sym}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got[0].Side != plain[0].Side || got[0].SideProb != plain[0].SideProb || got[0].ColourProbs != plain[0].ColourProbs {
 		t.Errorf("side and colour %v %v differ from Classify's %v %v", got[0].Side, got[0].ColourProbs, plain[0].Side, plain[0].ColourProbs)
 	}
-	want := MeanEmbedding(plain[0].Embedding, flipped[0].Embedding)
+	if len(got[0].Embedding) != cfg.BackEmbeddingLen() {
+		t.Fatalf("embedding of %d values, want %d", len(got[0].Embedding), cfg.BackEmbeddingLen())
+	}
+	want := normalized(append(MeanEmbedding(plain[0].Embedding, flipped[0].Embedding), plain[1].Embedding...))
 	for i := range want {
 		if math.Abs(float64(got[0].Embedding[i]-want[i])) > 1e-5 {
-			t.Fatalf("embedding %v, want the mean of the crop's and its mirror's %v", got[0].Embedding, want)
+			t.Fatalf("embedding %v, want the whole view's (with its mirror's) joined to the detail view's %v", got[0].Embedding, want)
 		}
 	}
-	if c := Cosine(got[1].Embedding, plain[1].Embedding); c < 0.9999 {
+	self := normalized(append(slices.Clone(plain[1].Embedding), plain[1].Embedding...))
+	if c := Cosine(got[1].Embedding, self); c < 0.9999 {
 		t.Errorf("a symmetric crop's embedding moved: cosine %.6f to its own", c)
 	}
-	if _, err := ClassifyBacks(f, cfg, []Crop{make(Crop, 3)}); !errors.Is(err, ErrInput) {
-		t.Errorf("a short crop: %v, want ErrInput", err)
+	if _, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: make(Crop, 3)}}); !errors.Is(err, ErrInput) {
+		t.Errorf("a short detail crop: %v, want ErrInput", err)
+	}
+}
+
+// BackViewsFromImage: the detail view is the centre of a card warped to
+// DetailSize, the whole view all of it scaled down.
+func TestBackViewsFromImage(t *testing.T) {
+	cfg := DefaultConfig()
+	dw, dh := cfg.DetailSize()
+	if dw != 48 || dh != 72 {
+		t.Fatalf("detail size %dx%d, want 48x72 for a 32x48 crop at 1.5", dw, dh)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, dw, dh))
+	for y := range dh {
+		for x := range dw {
+			img.Set(x, y, color.RGBA{uint8(x * 5), uint8(y * 3), 40, 255})
+		}
+	}
+	v, err := BackViewsFromImage(img, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plane := cfg.Width * cfg.Height
+	x0, y0 := (dw-cfg.Width)/2, (dh-cfg.Height)/2
+	for _, at := range [][2]int{{0, 0}, {cfg.Width - 1, cfg.Height - 1}, {10, 20}} {
+		x, y := at[0], at[1]
+		if r := v.Detail[y*cfg.Width+x]; math.Abs(float64(r)-float64((x+x0)*5)/255) > 1e-6 {
+			t.Errorf("detail red at %d,%d is %v, want the image's at %d,%d", x, y, r, x+x0, y+y0)
+		}
+		if g := v.Detail[plane+y*cfg.Width+x]; math.Abs(float64(g)-float64((y+y0)*3)/255) > 1e-6 {
+			t.Errorf("detail green at %d,%d is %v", x, y, g)
+		}
+	}
+	// The whole view's corners are the image's corners, not its centre's.
+	if r := v.Whole[0]; r > 0.05 {
+		t.Errorf("whole view's top-left red %v, want near the image's 0", r)
+	}
+	if r := v.Whole[cfg.Width-1]; r < 0.8 {
+		t.Errorf("whole view's top-right red %v, want near the image's %v", r, float64((dw-1)*5)/255)
+	}
+	if _, err := BackViewsFromImage(image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height)), cfg); !errors.Is(err, ErrInput) {
+		t.Errorf("an image of the crop size: %v, want ErrInput", err)
 	}
 }

@@ -254,11 +254,11 @@ func (c *Calibrator) enrol(frame gocv.Mat) error {
 	for i, p := range q {
 		cam[i] = c.view.fullToCamera(float64(p.X), float64(p.Y))
 	}
-	crop, err := cropFromCamera(frame, cam, c.file.WhiteBalance, c.mcfg.Width, c.mcfg.Height)
+	views, err := backViewsFromCamera(frame, cam, c.file.WhiteBalance, c.mcfg)
 	if err != nil {
 		return err
 	}
-	preds, err := model.ClassifyBacks(c.pred, c.mcfg, []model.Crop{crop})
+	preds, err := model.ClassifyBacks(c.pred, c.mcfg, []model.BackViews{views})
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}

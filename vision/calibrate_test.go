@@ -2,8 +2,10 @@ package vision
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -49,6 +51,21 @@ func TestCalibrate_FromScenePreamble(t *testing.T) {
 	}
 	if _, err := calibration.Read(&buf); err != nil {
 		t.Fatalf("the written calibration does not read back: %v", err)
+	}
+	// Prototypes join both views' embeddings; one cut to a single view's
+	// length (another classifier's) is refused, not compared in part.
+	pred, mcfg := testPredictor(t)
+	if n := len(f.Seats[0].Prototype); n != mcfg.BackEmbeddingLen() {
+		t.Fatalf("prototype of %d values, want %d", n, mcfg.BackEmbeddingLen())
+	}
+	for i := range f.Seats {
+		f.Seats[i].Prototype = f.Seats[i].Prototype[:mcfg.EmbedDim]
+	}
+	if p, err := NewPipeline(f, pred, mcfg, DefaultPipelineConfig()); !errors.Is(err, calibration.ErrMalformed) || !strings.Contains(err.Error(), "ligretto calibrate") {
+		if p != nil {
+			p.Close()
+		}
+		t.Errorf("prototypes of another length: %v, want ErrMalformed saying to calibrate again", err)
 	}
 }
 

@@ -53,24 +53,24 @@ func NewIdentifier(pred model.Predictor, cfg model.Config, backs []BackPrototype
 // rendered crops, for reading backs without a calibration.
 func StandardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, error) {
 	p := synth.DefaultParams().Scaled(0.5)
-	p.W, p.H = cfg.Width, cfg.Height
+	p.W, p.H = cfg.DetailSize()
 	r, err := synth.New(p, 77)
 	if err != nil {
 		return nil, err
 	}
 	var out []BackPrototype
 	for _, name := range referee.BackDesigns {
-		var crops []model.Crop
+		var crops []model.BackViews
 		for range 4 {
 			img, err := r.SampleOf(synth.Label{Side: synth.BackSide, Back: name})
 			if err != nil {
 				return nil, err
 			}
-			c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
+			v, err := model.BackViewsFromImage(img, cfg)
 			if err != nil {
 				return nil, err
 			}
-			crops = append(crops, c)
+			crops = append(crops, v)
 		}
 		preds, err := model.ClassifyBacks(pred, cfg, crops)
 		if err != nil {
@@ -94,15 +94,10 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 	if len(quads) == 0 {
 		return nil, nil
 	}
-	crops := make([]model.Crop, len(quads))
+	crops := make([]model.BackViews, len(quads))
 	for i, q := range quads {
-		warped := WarpCard(img, q, id.cfg.Width, id.cfg.Height)
-		b, err := warped.DataPtrUint8()
-		if err == nil {
-			crops[i], err = model.CropFromBGR(b, id.cfg.Width, id.cfg.Height)
-		}
-		warped.Close()
-		if err != nil {
+		var err error
+		if crops[i], err = backViewsFromCamera(img, q, [3]float64{1, 1, 1}, id.cfg); err != nil {
 			return nil, fmt.Errorf("identify: crop %d: %w", i, err)
 		}
 	}

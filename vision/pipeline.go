@@ -177,6 +177,11 @@ func NewPipeline(cal *calibration.File, pred model.Predictor, mcfg model.Config,
 	if !cal.Enrolled() {
 		return nil, fmt.Errorf("%w: no enrolled card backs (run `ligretto calibrate` with every player showing a back)", calibration.ErrZone)
 	}
+	for _, s := range cal.Seats {
+		if len(s.Prototype) != mcfg.BackEmbeddingLen() {
+			return nil, fmt.Errorf("%w: the back prototype of %s has %d values, this classifier's %d (it was enrolled by another model)", calibration.ErrMalformed, s.Player, len(s.Prototype), mcfg.BackEmbeddingLen())
+		}
+	}
 	p := &Pipeline{cfg: cfg, cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
 		bareBg: gocv.NewMat(), phase: referee.PhaseNoMatch}
 	for _, s := range cal.Seats {

@@ -127,10 +127,42 @@ var color0 = color.RGBA{}
 func cropFromCamera(frame gocv.Mat, q Quad, wb [3]float64, w, h int) (model.Crop, error) {
 	warped := WarpCard(frame, OrderCorners(q), w, h)
 	defer warped.Close()
-	b, err := warped.DataPtrUint8()
+	return cropOf(warped, wb)
+}
+
+// backViewsFromCamera warps the card whose corners (in camera pixels) are
+// q to both views model.ClassifyBacks reads: the whole card at the crop
+// size, and its centre nearer, cut from the card warped to
+// cfg.DetailSize (from the camera's pixels, so the detail view holds
+// detail the whole view has lost).
+func backViewsFromCamera(frame gocv.Mat, q Quad, wb [3]float64, cfg model.Config) (model.BackViews, error) {
+	whole, err := cropFromCamera(frame, q, wb, cfg.Width, cfg.Height)
+	if err != nil {
+		return model.BackViews{}, err
+	}
+	dw, dh := cfg.DetailSize()
+	warped := WarpCard(frame, OrderCorners(q), dw, dh)
+	defer warped.Close()
+	x0, y0 := (dw-cfg.Width)/2, (dh-cfg.Height)/2
+	region := warped.Region(image.Rect(x0, y0, x0+cfg.Width, y0+cfg.Height))
+	centre := region.Clone() // a region's rows are not contiguous
+	region.Close()
+	defer centre.Close()
+	detail, err := cropOf(centre, wb)
+	if err != nil {
+		return model.BackViews{}, err
+	}
+	return model.BackViews{Whole: whole, Detail: detail}, nil
+}
+
+// cropOf converts a continuous BGR Mat to a crop, corrected by the white
+// balance gains (R, G, B).
+func cropOf(m gocv.Mat, wb [3]float64) (model.Crop, error) {
+	b, err := m.DataPtrUint8()
 	if err != nil {
 		return nil, err
 	}
+	w, h := m.Cols(), m.Rows()
 	c, err := model.CropFromBGR(b, w, h)
 	if err != nil {
 		return nil, err

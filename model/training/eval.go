@@ -30,10 +30,14 @@ type Report struct {
 // EnrolShots is how many crops of a back calibration enrols per player.
 const EnrolShots = 3
 
+// backStream sets the backs' renderer apart from the faces'.
+const backStream = 0xbac6
+
 // Evaluate renders n fresh crops from seed (half faces, half backs of the
 // 12 real designs, plus as many backs of 12 unseen designs) and scores p.
-// Backs are recognised as calibration will: the nearest of 12 prototypes,
-// each the mean embedding of EnrolShots crops.
+// Backs are recognised as calibration will: from both views
+// (model.ClassifyBacks), by the nearest of 12 prototypes, each the mean
+// embedding of EnrolShots crops.
 func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (Report, error) {
 	sp := synth.DefaultParams()
 	sp.W, sp.H = cfg.Width, cfg.Height
@@ -47,21 +51,60 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 	for i := range unseen {
 		unseen[i] = synth.RandomDesign(UnseenDesignSeed + seed%1_000_000*16 + uint64(i)).ID
 	}
+	// Backs are rendered at the detail view's size, as vision warps them.
+	bp := sp
+	bp.W, bp.H = cfg.DetailSize()
+	rb, err := synth.New(bp, seed^backStream)
+	if err != nil {
+		return Report{}, err
+	}
 	var legible []bool // of the crops of the last classify call
 	classify := func(labels []synth.Label) ([]model.Prediction, error) {
-		crops := make([]model.Crop, len(labels))
+		var faces []model.Crop
+		var backs []model.BackViews
 		legible = legible[:0]
-		for i, l := range labels {
+		for _, l := range labels {
+			if l.Side == synth.BackSide {
+				img, err := rb.SampleOf(l)
+				if err != nil {
+					return nil, err
+				}
+				v, err := model.BackViewsFromImage(img, cfg)
+				if err != nil {
+					return nil, err
+				}
+				backs = append(backs, v)
+				legible = append(legible, true)
+				continue
+			}
 			img, err := r.SampleOf(l)
 			if err != nil {
 				return nil, err
 			}
 			legible = append(legible, r.NumeralSeen() >= synth.LegibleNumeral)
-			if crops[i], err = model.CropFromImage(img, cfg.Width, cfg.Height); err != nil {
+			c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
+			if err != nil {
 				return nil, err
 			}
+			faces = append(faces, c)
 		}
-		return model.ClassifyBacks(p, cfg, crops) // backs as calibration and the count read them
+		fp, err := p.Classify(faces)
+		if err != nil {
+			return nil, err
+		}
+		bpreds, err := model.ClassifyBacks(p, cfg, backs) // as calibration and the count read backs
+		if err != nil {
+			return nil, err
+		}
+		out := make([]model.Prediction, 0, len(labels))
+		for _, l := range labels {
+			if l.Side == synth.BackSide {
+				out, bpreds = append(out, bpreds[0]), bpreds[1:]
+			} else {
+				out, fp = append(out, fp[0]), fp[1:]
+			}
+		}
+		return out, nil
 	}
 	enrol := func(ids []string) ([][]float32, error) {
 		protos := make([][]float32, len(ids))
