@@ -56,3 +56,26 @@ func BenchmarkClassifyFastArch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClassifyBacksFast is the cost of reading a back for enrolment
+// and the count: both views, each with its mirror image (four crops, each
+// read both ways up), in batches of 32 backs.
+func BenchmarkClassifyBacksFast(b *testing.B) {
+	cfg := DefaultConfig()
+	f, err := NewFast(randomWeights(b, cfg, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	whole, detail := randomCrops(cfg, 32, 4), randomCrops(cfg, 32, 5)
+	views := make([]BackViews, len(whole))
+	for i := range views {
+		views[i] = BackViews{Whole: whole[i], Detail: detail[i]}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ClassifyBacks(f, cfg, views); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(views)), "ms/back")
+}
