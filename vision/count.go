@@ -196,7 +196,7 @@ func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask goc
 		wins = append(wins, image.Rect(x1-w, r.Max.Y-hh, x1, r.Max.Y))
 	}
 	inv := h.Inverse()
-	var crops []model.BackViews
+	var backs []model.BackViews
 	bestCover, bestWin := 0.0, image.Rectangle{}
 	var use []image.Rectangle
 	for _, win := range wins {
@@ -222,16 +222,16 @@ func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask goc
 			c := inv.Apply(calibration.Point{X: float64(pt.X), Y: float64(pt.Y)})
 			q[i] = image.Pt(int(math.Round(c.X)), int(math.Round(c.Y)))
 		}
-		views, err := backViewsFromCamera(frame, q, p.cal.WhiteBalance, p.mcfg)
+		v, err := backViewsFromCamera(frame, q, p.cal.WhiteBalance, p.mcfg)
 		if err != nil {
 			continue
 		}
-		crops = append(crops, views)
+		backs = append(backs, v)
 	}
-	if len(crops) == 0 {
+	if len(backs) == 0 {
 		return ""
 	}
-	preds, err := model.ClassifyBacks(p.pred, p.mcfg, crops)
+	preds, err := model.ClassifyBacks(p.pred, p.mcfg, backs)
 	if err != nil {
 		return ""
 	}

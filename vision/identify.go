@@ -60,7 +60,7 @@ func StandardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, err
 	}
 	var out []BackPrototype
 	for _, name := range referee.BackDesigns {
-		var crops []model.BackViews
+		var views []model.BackViews
 		for range 4 {
 			img, err := r.SampleOf(synth.Label{Side: synth.BackSide, Back: name})
 			if err != nil {
@@ -70,9 +70,9 @@ func StandardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, err
 			if err != nil {
 				return nil, err
 			}
-			crops = append(crops, v)
+			views = append(views, v)
 		}
-		preds, err := model.ClassifyBacks(pred, cfg, crops)
+		preds, err := model.ClassifyBacks(pred, cfg, views)
 		if err != nil {
 			return nil, fmt.Errorf("enrol back %s: %w", name, err)
 		}
@@ -94,14 +94,15 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 	if len(quads) == 0 {
 		return nil, nil
 	}
-	crops := make([]model.BackViews, len(quads))
+	views := make([]model.BackViews, len(quads))
+	noGains := [3]float64{1, 1, 1} // a photo has no calibrated white balance
 	for i, q := range quads {
 		var err error
-		if crops[i], err = backViewsFromCamera(img, q, [3]float64{1, 1, 1}, id.cfg); err != nil {
+		if views[i], err = backViewsFromCamera(img, q, noGains, id.cfg); err != nil {
 			return nil, fmt.Errorf("identify: crop %d: %w", i, err)
 		}
 	}
-	preds, err := model.ClassifyBacks(id.pred, id.cfg, crops) // backs are compared with prototypes made so
+	preds, err := model.ClassifyBacks(id.pred, id.cfg, views) // backs are compared with prototypes made so
 	if err != nil {
 		return nil, fmt.Errorf("identify: %w", err)
 	}
