@@ -317,6 +317,14 @@ func (c Config) DetailSize() (w, h int) {
 	return int(math.Round(float64(c.Width) * BackDetailZoom)), int(math.Round(float64(c.Height) * BackDetailZoom))
 }
 
+// DetailRect is where the detail view lies in a card warped to
+// DetailSize: its centre, Width x Height.
+func (c Config) DetailRect() image.Rectangle {
+	dw, dh := c.DetailSize()
+	x0, y0 := (dw-c.Width)/2, (dh-c.Height)/2
+	return image.Rect(x0, y0, x0+c.Width, y0+c.Height)
+}
+
 // BackEmbeddingLen is the length of ClassifyBacks' embeddings, and so of
 // every back prototype compared with them.
 func (c Config) BackEmbeddingLen() int { return 2 * c.EmbedDim }
@@ -336,9 +344,8 @@ func BackViewsFromImage(img image.Image, cfg Config) (BackViews, error) {
 	if err != nil {
 		return BackViews{}, err
 	}
-	x0, y0 := b.Min.X+(dw-cfg.Width)/2, b.Min.Y+(dh-cfg.Height)/2
 	centre := image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))
-	xdraw.Copy(centre, image.Point{}, img, image.Rect(x0, y0, x0+cfg.Width, y0+cfg.Height), xdraw.Src, nil)
+	xdraw.Copy(centre, image.Point{}, img, cfg.DetailRect().Add(b.Min), xdraw.Src, nil)
 	detail, err := CropFromImage(centre, cfg.Width, cfg.Height)
 	if err != nil {
 		return BackViews{}, err

@@ -143,8 +143,7 @@ func backViewsFromCamera(frame gocv.Mat, q Quad, wb [3]float64, cfg model.Config
 	dw, dh := cfg.DetailSize()
 	warped := WarpCard(frame, OrderCorners(q), dw, dh)
 	defer warped.Close()
-	x0, y0 := (dw-cfg.Width)/2, (dh-cfg.Height)/2
-	region := warped.Region(image.Rect(x0, y0, x0+cfg.Width, y0+cfg.Height))
+	region := warped.Region(cfg.DetailRect())
 	centre := region.Clone() // a region's rows are not contiguous
 	region.Close()
 	defer centre.Close()
