@@ -12,7 +12,7 @@ import (
 
 // benchPipeline calibrates a simulated round and returns a started
 // pipeline over it.
-func benchPipeline(b *testing.B, players int, seed uint64) (*scene.Scene, *Pipeline) {
+func benchPipeline(b testing.TB, players int, seed uint64) (*scene.Scene, *Pipeline) {
 	sc, evs, _ := simRound(b, players, seed, 0)
 	cal := calibrateScene(b, sc, players)
 	pred, cfg := testPredictor(b)

@@ -273,11 +273,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	t2 := time.Now()
 	p.t.Detect += t2.Sub(t1)
 	// Match finds to piles by position.
-	type match struct {
-		pl *pile
-		q  Quad
-	}
-	var found []match
+	var found []pileFind
 	reach := 0.45 * calibration.CardWMM * WorkPxPerMM
 	// Finds that never became a pile are forgotten once out of sight.
 	p.piles = slices.DeleteFunc(p.piles, func(pl *pile) bool { return pl.id == 0 && p.frame-pl.seen > forgetFrames })
@@ -310,10 +306,13 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			p.piles = append(p.piles, best)
 		}
 		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
-		found = append(found, match{best, q})
+		found = append(found, pileFind{best, q})
+	}
+	if p.phase == referee.PhasePlaying {
+		found = append(found, p.heldPiles(found)...)
 	}
 	// Quiet piles: little change since the last frame over their box.
-	var todo []match
+	var todo []pileFind
 	var crops []model.Crop
 	for _, m := range found {
 		r := boundsOf(m.q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
@@ -370,6 +369,41 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 		return p.attr.Observe(frame, tMS, p.phase == referee.PhasePlaying, obs)
 	}
 	return obs, nil
+}
+
+// pileFind is a pile found in the current frame, with its outline.
+type pileFind struct {
+	pl *pile
+	q  Quad
+}
+
+// holdContrast is the least borderContrast of a pile's card that the
+// finder lost and heldPiles keeps: clear cards beside an arm measured
+// 0.92-1.0, cards a hand or fingers lay over 0.43-0.90 (4 players seed 3).
+const holdContrast = 0.9
+
+// heldPiles finds again, near their last outlines, the committed piles
+// the finder lost this frame whose card still stands out all round from
+// what lies beside it (see clearOutline): a card whose outline joins an
+// arm's lying beside it. Piles found are left alone, and so is a spot a
+// find already covers.
+func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
+	var held []pileFind
+	for _, pl := range p.piles {
+		if pl.id == 0 {
+			continue
+		}
+		if slices.ContainsFunc(found, func(f pileFind) bool { return f.pl == pl || f.q.Contains(pl.x, pl.y) }) {
+			continue
+		}
+		q, c := clearOutline(p.rect, pl.quad, fgThreshold)
+		if c < holdContrast {
+			continue
+		}
+		pl.quad = q
+		held = append(held, pileFind{pl, q})
+	}
+	return held
 }
 
 // findCards finds the cards in the rectified centre, against the empty

@@ -1,0 +1,76 @@
+package vision
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"testing"
+
+	"gocv.io/x/gocv"
+)
+
+// A pile's card whose outline joins an arm lying beside it is kept
+// (heldPiles); a hand or fingers over its border, or the card gone, are
+// not taken for it.
+func TestClearOutline_ArmBesideNotOver(t *testing.T) {
+	beige := gocv.NewScalar(190, 205, 212, 0) // BGR
+	yellow, skin := color.RGBA{30, 200, 225, 0}, color.RGBA{50, 70, 110, 0}
+	band := func(img *gocv.Mat, pts ...image.Point) {
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{pts})
+		gocv.FillPoly(img, pv, skin)
+		pv.Close()
+	}
+	const cx, cy, a = 120.0, 85.0, 0.05
+	cases := []struct {
+		name  string
+		card  bool
+		cover func(img *gocv.Mat, q Quad)
+		held  bool
+	}{
+		{"arm along the card's side, touching it", true, func(img *gocv.Mat, q Quad) {
+			// From the image's left edge to past the card, its upper edge
+			// along the card's lower side, a pixel below it.
+			l, r := q[3], q[2]
+			slope := float64(r.Y-l.Y) / float64(r.X-l.X)
+			y := func(x int) int { return l.Y + 1 + int(math.Round(slope*float64(x-l.X))) }
+			band(img, image.Pt(0, y(0)), image.Pt(230, y(230)), image.Pt(230, y(230)+28), image.Pt(0, y(0)+30))
+		}, true},
+		{"two fingers over the card's top", true, func(img *gocv.Mat, q Quad) {
+			for _, x := range []int{112, 126} {
+				band(img, image.Pt(x, 20), image.Pt(x+7, 20), image.Pt(x+7, 80), image.Pt(x, 80))
+			}
+		}, false},
+		{"a hand over the card's end", true, func(img *gocv.Mat, q Quad) {
+			band(img, image.Pt(80, 20), image.Pt(160, 20), image.Pt(160, 75), image.Pt(80, 75))
+		}, false},
+		{"the card gone", false, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			img := gocv.NewMatWithSizeFromScalar(beige, 170, 300, gocv.MatTypeCV8UC3)
+			defer img.Close()
+			truth := moveQuad(Quad{{-15, -22}, {15, -22}, {15, 22}, {-15, 22}}, 0, cx, cy) // the card's place
+			if c.card {
+				truth = drawCard(&img, cx, cy, a, yellow)
+			}
+			if c.cover != nil {
+				c.cover(&img, truth)
+			}
+			gocv.GaussianBlur(img, &img, image.Pt(5, 5), 0, 0, gocv.BorderDefault) // a camera's softness
+			// The pile's last outline: a little off, as the card below lay.
+			last := moveQuad(truth, 0.03, 2, -2)
+			q, contrast := clearOutline(img, last, fgThreshold)
+			if held := contrast >= holdContrast; held != c.held {
+				t.Fatalf("contrast %.2f: held %v, want %v", contrast, held, c.held)
+			}
+			if !c.held {
+				return
+			}
+			for i := range q {
+				if d := math.Hypot(float64(q[i].X-truth[i].X), float64(q[i].Y-truth[i].Y)); d > 2 {
+					t.Errorf("corner %d at %v, the card's at %v (%.1f px off)", i, q[i], truth[i], d)
+				}
+			}
+		})
+	}
+}
