@@ -137,3 +137,32 @@ func clearOutline(img gocv.Mat, last Quad, thresh int) (Quad, float64) {
 	}
 	return moveQuad(last, at[0], at[1], at[2]), best
 }
+
+// tableDiffers is the fraction of the points on a 2-pixel grid inside q
+// (BGR bytes img and table, both w x h) where img differs from the empty
+// table by at least thresh levels in some colour channel: a card there
+// does, the table's own pattern (a checked cloth's squares also contrast
+// across any outline) does not.
+func tableDiffers(img, table []byte, w, h int, q Quad, thresh int) float64 {
+	b := boundsOf(q).Intersect(image.Rect(0, 0, w, h))
+	in, differ := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			if !q.Contains(float64(x), float64(y)) {
+				continue
+			}
+			in++
+			i := 3 * (y*w + x)
+			for c := range 3 {
+				if abs(int(img[i+c])-int(table[i+c])) >= thresh {
+					differ++
+					break
+				}
+			}
+		}
+	}
+	if in == 0 {
+		return 0
+	}
+	return float64(differ) / float64(in)
+}

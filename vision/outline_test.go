@@ -10,8 +10,9 @@ import (
 )
 
 // A pile's card whose outline joins an arm lying beside it is kept
-// (heldPiles); a hand or fingers over its border, or the card gone, are
-// not taken for it.
+// (heldPiles); a hand or fingers over its border, or the card gone (from
+// a plain table or a checked cloth, whose squares contrast across any
+// outline), are not taken for it.
 func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 	beige := gocv.NewScalar(190, 205, 212, 0) // BGR
 	yellow, skin := color.RGBA{30, 200, 225, 0}, color.RGBA{50, 70, 110, 0}
@@ -21,11 +22,19 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 		pv.Close()
 	}
 	const cx, cy, a = 120.0, 85.0, 0.05
+	checked := func(img *gocv.Mat) {
+		for y := 0; y < img.Rows(); y += 6 {
+			for x := (y / 6 % 2) * 6; x < img.Cols(); x += 12 {
+				gocv.Rectangle(img, image.Rect(x, y, x+6, y+6), color.RGBA{150, 60, 110, 0}, -1)
+			}
+		}
+	}
 	cases := []struct {
-		name  string
-		card  bool
-		cover func(img *gocv.Mat, q Quad)
-		held  bool
+		name    string
+		card    bool
+		cover   func(img *gocv.Mat, q Quad)
+		held    bool
+		checked bool
 	}{
 		{"arm along the card's side, touching it", true, func(img *gocv.Mat, q Quad) {
 			// From the image's left edge to past the card, its upper edge
@@ -34,20 +43,32 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 			slope := float64(r.Y-l.Y) / float64(r.X-l.X)
 			y := func(x int) int { return l.Y + 1 + int(math.Round(slope*float64(x-l.X))) }
 			band(img, image.Pt(0, y(0)), image.Pt(230, y(230)), image.Pt(230, y(230)+28), image.Pt(0, y(0)+30))
-		}, true},
+		}, true, false},
 		{"two fingers over the card's top", true, func(img *gocv.Mat, q Quad) {
 			for _, x := range []int{112, 126} {
 				band(img, image.Pt(x, 20), image.Pt(x+7, 20), image.Pt(x+7, 80), image.Pt(x, 80))
 			}
-		}, false},
+		}, false, false},
 		{"a hand over the card's end", true, func(img *gocv.Mat, q Quad) {
 			band(img, image.Pt(80, 20), image.Pt(160, 20), image.Pt(160, 75), image.Pt(80, 75))
-		}, false},
-		{"the card gone", false, nil, false},
+		}, false, false},
+		{"the card gone", false, nil, false, false},
+		{"the card gone from a checked cloth", false, nil, false, true},
+		{"on a checked cloth, an arm beside it", true, func(img *gocv.Mat, q Quad) {
+			l, r := q[3], q[2]
+			slope := float64(r.Y-l.Y) / float64(r.X-l.X)
+			y := func(x int) int { return l.Y + 1 + int(math.Round(slope*float64(x-l.X))) }
+			band(img, image.Pt(0, y(0)), image.Pt(230, y(230)), image.Pt(230, y(230)+28), image.Pt(0, y(0)+30))
+		}, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			img := gocv.NewMatWithSizeFromScalar(beige, 170, 300, gocv.MatTypeCV8UC3)
+			table := gocv.NewMatWithSizeFromScalar(beige, 170, 300, gocv.MatTypeCV8UC3)
+			defer table.Close()
+			if c.checked {
+				checked(&table)
+			}
+			img := table.Clone()
 			defer img.Close()
 			truth := moveQuad(Quad{{-15, -22}, {15, -22}, {15, 22}, {-15, 22}}, 0, cx, cy) // the card's place
 			if c.card {
@@ -57,11 +78,16 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 				c.cover(&img, truth)
 			}
 			gocv.GaussianBlur(img, &img, image.Pt(5, 5), 0, 0, gocv.BorderDefault) // a camera's softness
+			gocv.GaussianBlur(table, &table, image.Pt(5, 5), 0, 0, gocv.BorderDefault)
 			// The pile's last outline: a little off, as the card below lay.
 			last := moveQuad(truth, 0.03, 2, -2)
 			q, contrast := clearOutline(img, last, fgThreshold)
-			if held := contrast >= holdContrast; held != c.held {
-				t.Fatalf("contrast %.2f: held %v, want %v", contrast, held, c.held)
+			ib, _ := img.DataPtrUint8()
+			tb, _ := table.DataPtrUint8()
+			differs := tableDiffers(ib, tb, img.Cols(), img.Rows(), q, fgThreshold)
+			t.Logf("border contrast %.2f, differs from the table %.2f", contrast, differs)
+			if held := contrast >= holdContrast && differs >= holdDiffers; held != c.held {
+				t.Fatalf("contrast %.2f, differs from the table %.2f: held %v, want %v", contrast, differs, held, c.held)
 			}
 			if !c.held {
 				return

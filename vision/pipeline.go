@@ -382,12 +382,26 @@ type pileFind struct {
 // 0.92-1.0, cards a hand or fingers lay over 0.43-0.90 (4 players seed 3).
 const holdContrast = 0.9
 
+// holdDiffers is the least tableDiffers of a pile's card that heldPiles
+// keeps.
+const holdDiffers = 0.8
+
 // heldPiles finds again, near their last outlines, the committed piles
 // the finder lost this frame whose card still stands out all round from
-// what lies beside it (see clearOutline): a card whose outline joins an
-// arm's lying beside it. Piles found are left alone, and so is a spot a
-// find already covers.
+// what lies beside it (see clearOutline) and differs from the empty table
+// under it: a card whose outline joins an arm's lying beside it. Piles
+// found are left alone, and so is a spot a find already covers. Until the
+// empty table is relit (the first frames) it finds none.
 func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
+	w, h := p.rect.Cols(), p.rect.Rows()
+	if p.bareBg.Cols() != w || p.bareBg.Rows() != h || !p.bareBg.IsContinuous() || !p.rect.IsContinuous() {
+		return nil
+	}
+	img, err1 := p.rect.DataPtrUint8()
+	table, err2 := p.bareBg.DataPtrUint8()
+	if err1 != nil || err2 != nil {
+		return nil
+	}
 	var held []pileFind
 	for _, pl := range p.piles {
 		if pl.id == 0 {
@@ -397,7 +411,7 @@ func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
 			continue
 		}
 		q, c := clearOutline(p.rect, pl.quad, fgThreshold)
-		if c < holdContrast {
+		if c < holdContrast || tableDiffers(img, table, w, h, q, fgThreshold) < holdDiffers {
 			continue
 		}
 		pl.quad = q
