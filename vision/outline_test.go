@@ -100,3 +100,22 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkHoldOutline measures what heldPiles pays for each pile the
+// finder lost: the climb from its last outline, and the table check.
+func BenchmarkHoldOutline(b *testing.B) {
+	table := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(190, 205, 212, 0), 170, 300, gocv.MatTypeCV8UC3)
+	defer table.Close()
+	img := table.Clone()
+	defer img.Close()
+	truth := drawCard(&img, 120, 85, 0.05, color.RGBA{30, 200, 225, 0})
+	gocv.GaussianBlur(img, &img, image.Pt(5, 5), 0, 0, gocv.BorderDefault)
+	ib, _ := img.DataPtrUint8()
+	tb, _ := table.DataPtrUint8()
+	last := moveQuad(truth, 0.03, 2, -2)
+	b.ResetTimer()
+	for range b.N {
+		q, _ := clearOutline(img, last, fgThreshold)
+		tableDiffers(ib, tb, img.Cols(), img.Rows(), q, fgThreshold)
+	}
+}
