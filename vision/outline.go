@@ -14,7 +14,9 @@ import (
 // from what is just outside it all round its border (the table, an arm,
 // a shadow), while a finger or a hand over the card's border is the same
 // on both sides of it. So a pile not found is looked for near its last
-// outline, by that contrast.
+// outline, by that contrast; and its inside must differ from the empty
+// table, whose own pattern (a checked cloth) can contrast across any
+// outline once the pile is taken away.
 
 // borderInset and borderOutset are how far inside and outside a card's
 // border, in work pixels, its contrast is sampled: clear of the border's

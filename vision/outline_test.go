@@ -22,6 +22,14 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 		pv.Close()
 	}
 	const cx, cy, a = 120.0, 85.0, 0.05
+	// An arm from the image's left edge to past the card, its upper edge
+	// along the card's lower side, a pixel below it.
+	armBeside := func(img *gocv.Mat, q Quad) {
+		l, r := q[3], q[2]
+		slope := float64(r.Y-l.Y) / float64(r.X-l.X)
+		y := func(x int) int { return l.Y + 1 + int(math.Round(slope*float64(x-l.X))) }
+		band(img, image.Pt(0, y(0)), image.Pt(230, y(230)), image.Pt(230, y(230)+28), image.Pt(0, y(0)+30))
+	}
 	checked := func(img *gocv.Mat) {
 		for y := 0; y < img.Rows(); y += 6 {
 			for x := (y / 6 % 2) * 6; x < img.Cols(); x += 12 {
@@ -36,14 +44,7 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 		held    bool
 		checked bool
 	}{
-		{"arm along the card's side, touching it", true, func(img *gocv.Mat, q Quad) {
-			// From the image's left edge to past the card, its upper edge
-			// along the card's lower side, a pixel below it.
-			l, r := q[3], q[2]
-			slope := float64(r.Y-l.Y) / float64(r.X-l.X)
-			y := func(x int) int { return l.Y + 1 + int(math.Round(slope*float64(x-l.X))) }
-			band(img, image.Pt(0, y(0)), image.Pt(230, y(230)), image.Pt(230, y(230)+28), image.Pt(0, y(0)+30))
-		}, true, false},
+		{"arm along the card's side, touching it", true, armBeside, true, false},
 		{"two fingers over the card's top", true, func(img *gocv.Mat, q Quad) {
 			for _, x := range []int{112, 126} {
 				band(img, image.Pt(x, 20), image.Pt(x+7, 20), image.Pt(x+7, 80), image.Pt(x, 80))
@@ -54,12 +55,7 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 		}, false, false},
 		{"the card gone", false, nil, false, false},
 		{"the card gone from a checked cloth", false, nil, false, true},
-		{"on a checked cloth, an arm beside it", true, func(img *gocv.Mat, q Quad) {
-			l, r := q[3], q[2]
-			slope := float64(r.Y-l.Y) / float64(r.X-l.X)
-			y := func(x int) int { return l.Y + 1 + int(math.Round(slope*float64(x-l.X))) }
-			band(img, image.Pt(0, y(0)), image.Pt(230, y(230)), image.Pt(230, y(230)+28), image.Pt(0, y(0)+30))
-		}, true, true},
+		{"on a checked cloth, an arm beside it", true, armBeside, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
