@@ -3,8 +3,6 @@ package vision
 import (
 	"image"
 	"math"
-
-	"gocv.io/x/gocv"
 )
 
 // Keeping a pile's outline where the finder loses it: a card whose edges
@@ -105,17 +103,13 @@ const (
 	holdTurn  = 0.08 // radians, either way
 )
 
-// clearOutline looks for a card near last (a pile's last outline) in img
-// (the rectified centre, BGR) whose border contrasts with its
-// surroundings by thresh, and returns the outline found and its contrast
-// (borderContrast's fraction). It climbs borderContrast's mean from last
-// by a pixel or a degree at a time, as far as holdShift and holdTurn.
-func clearOutline(img gocv.Mat, last Quad, thresh int) (Quad, float64) {
-	pix, err := img.DataPtrUint8()
-	if err != nil || !img.IsContinuous() || img.Channels() != 3 {
-		return last, 0
-	}
-	w, h := img.Cols(), img.Rows()
+// clearOutline looks for a card near last (a pile's last outline) in the
+// rectified centre (BGR bytes pix, w x h, rows packed) whose border
+// contrasts with its surroundings by thresh, and returns the outline found
+// and its contrast (borderContrast's fraction). It climbs borderContrast's
+// mean from last by a pixel or a degree at a time, as far as holdShift and
+// holdTurn.
+func clearOutline(pix []byte, w, h int, last Quad, thresh int) (Quad, float64) {
 	const turn = holdTurn / 4
 	var at [3]float64 // da, dx, dy
 	best, bestMean := borderContrast(pix, w, h, last, thresh)

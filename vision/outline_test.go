@@ -77,9 +77,9 @@ func TestClearOutline_ArmBesideNotOver(t *testing.T) {
 			gocv.GaussianBlur(table, &table, image.Pt(5, 5), 0, 0, gocv.BorderDefault)
 			// The pile's last outline: a little off, as the card below lay.
 			last := moveQuad(truth, 0.03, 2, -2)
-			q, contrast := clearOutline(img, last, fgThreshold)
 			ib, _ := img.DataPtrUint8()
 			tb, _ := table.DataPtrUint8()
+			q, contrast := clearOutline(ib, img.Cols(), img.Rows(), last, fgThreshold)
 			differs := tableDiffers(ib, tb, img.Cols(), img.Rows(), q, fgThreshold)
 			t.Logf("border contrast %.2f, differs from the table %.2f", contrast, differs)
 			if held := contrast >= holdContrast && differs >= holdDiffers; held != c.held {
@@ -111,7 +111,7 @@ func BenchmarkHoldOutline(b *testing.B) {
 	last := moveQuad(truth, 0.03, 2, -2)
 	b.ResetTimer()
 	for range b.N {
-		q, _ := clearOutline(img, last, fgThreshold)
+		q, _ := clearOutline(ib, img.Cols(), img.Rows(), last, fgThreshold)
 		tableDiffers(ib, tb, img.Cols(), img.Rows(), q, fgThreshold)
 	}
 }

@@ -410,7 +410,7 @@ func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
 		if slices.ContainsFunc(found, func(f pileFind) bool { return f.pl == pl || f.q.Contains(pl.x, pl.y) }) {
 			continue
 		}
-		q, c := clearOutline(p.rect, pl.quad, fgThreshold)
+		q, c := clearOutline(img, w, h, pl.quad, fgThreshold)
 		if c < holdContrast || tableDiffers(img, table, w, h, q, fgThreshold) < holdDiffers {
 			continue
 		}
