@@ -584,11 +584,13 @@ func LearnRateAt(cfg Config, step, steps int) float64 {
 	return cfg.LearnRate * (0.05 + 0.95*0.5*(1+math.Cos(math.Pi*f)))
 }
 
-// Train trains a fresh network (NewWeights(cfg)) for steps batches, each
-// from next, with the LearnRateAt schedule, calling progress (if not nil)
-// after every step. It stops at the first error of next or of a step.
-func Train(cfg Config, next func() (Batch, error), steps int, progress func(step int, l Losses)) (*Weights, error) {
-	t, err := NewTrainer(cfg, nil)
+// Train trains a network for steps batches, each from next, with the
+// LearnRateAt schedule, calling progress (if not nil) after every step. It
+// starts from init, or from fresh weights (NewWeights(cfg)) when init is
+// nil; a second run from the first one's weights is a warm restart of the
+// schedule. It stops at the first error of next or of a step.
+func Train(cfg Config, init *Weights, next func() (Batch, error), steps int, progress func(step int, l Losses)) (*Weights, error) {
+	t, err := NewTrainer(cfg, init)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 	}
 	start := time.Now()
 	var last Losses
-	w, err := Train(cfg, func() (Batch, error) { return train.batch(designs), nil }, steps, func(step int, l Losses) {
+	w, err := Train(cfg, nil, func() (Batch, error) { return train.batch(designs), nil }, steps, func(step int, l Losses) {
 		last = l
 		if step%50 == 0 {
 			t.Logf("step %d: %v", step, l)

@@ -203,3 +203,49 @@ func TestIdentify_RealPhotoAndMissingFile(t *testing.T) {
 		t.Fatalf("no annotated image: %v", err)
 	}
 }
+
+// TestTrain_FromWeights: `train --from` goes on from saved weights (their
+// architecture, a few real steps: the weights change) and refuses an
+// architecture flag that contradicts them, or a file that is no weights.
+func TestTrain_FromWeights(t *testing.T) {
+	from := filepath.Join("..", "..", "model", "weights", "card.weights")
+	out := t.TempDir()
+	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--eval-n", "16", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	before, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(filepath.Join(out, "card.weights"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) < len(before)/2 || bytes.Equal(before, after) {
+		t.Errorf("weights after 3 steps: %d bytes, equal to the start: %v", len(after), bytes.Equal(before, after))
+	}
+	var rep struct {
+		From   string `json:"from"`
+		Config struct {
+			Hidden    int     `json:"hidden"`
+			LearnRate float64 `json:"learn_rate"`
+		} `json:"config"`
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.From != from || rep.Config.LearnRate != 1e-4 || rep.Config.Hidden != 96 {
+		t.Errorf("report: from %q, learn rate %g, hidden %d", rep.From, rep.Config.LearnRate, rep.Config.Hidden)
+	}
+	if code, _, stderr := runCLI("train", "--from", from, "--hidden", "50", "--out", t.TempDir()); code != 1 || !strings.Contains(stderr, "--hidden 50") {
+		t.Errorf("a contradicting --hidden: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCLI("train", "--from", filepath.Join(out, "report.json"), "--out", t.TempDir()); code != 1 || !strings.Contains(stderr, "report.json") {
+		t.Errorf("no weights file: exit %d, %q", code, stderr)
+	}
+}

@@ -89,3 +89,11 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// explicit reports whether the flag name was given on the command line
+// (not left at its default).
+func explicit(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -18,11 +18,11 @@ import (
 )
 
 func init() {
-	register(command{name: "train", summary: "train the card classifier from scratch; write weights and PNG plots", run: runTrain})
+	register(command{name: "train", summary: "train the card classifier (from scratch, or on from saved weights); write weights and PNG plots", run: runTrain})
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("train", "--seed S --out DIR [--steps N] [--photos DIR] [--photo-share P]", stderr)
+	fs := newFlags("train", "--seed S --out DIR [--steps N] [--from FILE] [--photos DIR] [--photo-share P]", stderr)
 	cfg := model.DefaultConfig()
 	seed := fs.Uint64("seed", 1, "seed for the initial weights and the training data")
 	out := fs.String("out", "", "directory for card.weights, report.json and the PNG plots (required)")
@@ -35,8 +35,26 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	photos := fs.String("photos", "", "folder of labelled real photos (images/, labels/, data.yaml) to mix in: only the fine-tuning half is used")
 	photoShare := fs.Float64("photo-share", 0.1, "share of each batch taken from the real photos")
 	evalN := fs.Int("eval-n", 4000, "held-out crops to evaluate at the end")
+	from := fs.String("from", "", "start from these weights (their architecture) instead of fresh ones: the learning-rate schedule starts again (a warm restart); give another --seed than their run's, or the data repeats")
+	fs.Float64Var(&cfg.LearnRate, "learn-rate", cfg.LearnRate, "peak Adam step size (warm-up, then a cosine decay to 5% of it)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	var init *model.Weights
+	if *from != "" {
+		var err error
+		if init, err = model.LoadWeights(*from); err != nil {
+			return err
+		}
+		if explicit(fs, "hidden") && cfg.Hidden != init.Config.Hidden {
+			return fmt.Errorf("train: --hidden %d, but %s has %d", cfg.Hidden, *from, init.Config.Hidden)
+		}
+		if explicit(fs, "back-classes") && cfg.BackClasses != init.Config.BackClasses {
+			return fmt.Errorf("train: --back-classes %d, but %s has %d", cfg.BackClasses, *from, init.Config.BackClasses)
+		}
+		a := init.Config
+		cfg.Width, cfg.Height, cfg.Channels, cfg.Hidden, cfg.EmbedDim, cfg.BackClasses, cfg.BNEpsilon =
+			a.Width, a.Height, a.Channels, a.Hidden, a.EmbedDim, a.BackClasses, a.BNEpsilon
 	}
 	if *out == "" {
 		fmt.Fprintln(stderr, "ligretto train: --out DIR is required")
@@ -85,7 +103,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	hist := newHistory()
 	bar := newProgress(stderr, "train", *steps)
-	w, err := model.Train(cfg, next, *steps, func(step int, l model.Losses) {
+	w, err := model.Train(cfg, init, next, *steps, func(step int, l model.Losses) {
 		hist.add(step, l)
 		bar.update(step+1, fmt.Sprintf("loss %.3f  side %.2f colour %.2f number %.2f back %.2f",
 			l.Total, l.SideAcc, l.ColourAcc, l.NumberAcc, l.BackAcc))
@@ -113,6 +131,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	result := map[string]any{"synthetic": rep, "seed": *seed, "steps": *steps, "config": cfg}
+	if *from != "" {
+		result["from"] = *from
+	}
 	if len(held) > 0 {
 		pr, err := training.EvaluatePhotos(fast, cfg, held)
 		if err != nil {
