@@ -71,7 +71,11 @@ func (p *Pipeline) readSeats(frame gocv.Mat, enough int) (seatSides, error) {
 			switch {
 			case pr.IsBack():
 				s.backs[seatOf[at+i]]++
-			case float64(pr.FaceConfidence()) >= p.cfg.MinConfidence:
+			case float64(pr.FaceConfidence()) >= p.cfg.OpenConfidence:
+				// Only a sure face: in the count an outline fitted
+				// across two spread backs can read as a face half
+				// sure, and one such face would hold the count off.
+				// During play a row shows five clear faces.
 				s.faces[seatOf[at+i]]++
 				faces++
 			}
