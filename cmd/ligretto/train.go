@@ -40,19 +40,19 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var init *model.Weights
+	var start *model.Weights
 	if *from != "" {
 		var err error
-		if init, err = model.LoadWeights(*from); err != nil {
+		if start, err = model.LoadWeights(*from); err != nil {
 			return err
 		}
-		if explicit(fs, "hidden") && cfg.Hidden != init.Config.Hidden {
-			return fmt.Errorf("train: --hidden %d, but %s has %d", cfg.Hidden, *from, init.Config.Hidden)
+		if explicit(fs, "hidden") && cfg.Hidden != start.Config.Hidden {
+			return fmt.Errorf("train: --hidden %d, but %s has %d", cfg.Hidden, *from, start.Config.Hidden)
 		}
-		if explicit(fs, "back-classes") && cfg.BackClasses != init.Config.BackClasses {
-			return fmt.Errorf("train: --back-classes %d, but %s has %d", cfg.BackClasses, *from, init.Config.BackClasses)
+		if explicit(fs, "back-classes") && cfg.BackClasses != start.Config.BackClasses {
+			return fmt.Errorf("train: --back-classes %d, but %s has %d", cfg.BackClasses, *from, start.Config.BackClasses)
 		}
-		a := init.Config
+		a := start.Config
 		cfg.Width, cfg.Height, cfg.Channels, cfg.Hidden, cfg.EmbedDim, cfg.BackClasses, cfg.BNEpsilon =
 			a.Width, a.Height, a.Channels, a.Hidden, a.EmbedDim, a.BackClasses, a.BNEpsilon
 	}
@@ -103,7 +103,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	hist := newHistory()
 	bar := newProgress(stderr, "train", *steps)
-	w, err := model.Train(cfg, init, next, *steps, func(step int, l model.Losses) {
+	w, err := model.Train(cfg, start, next, *steps, func(step int, l model.Losses) {
 		hist.add(step, l)
 		bar.update(step+1, fmt.Sprintf("loss %.3f  side %.2f colour %.2f number %.2f back %.2f",
 			l.Total, l.SideAcc, l.ColourAcc, l.NumberAcc, l.BackAcc))
