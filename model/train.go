@@ -586,11 +586,11 @@ func LearnRateAt(cfg Config, step, steps int) float64 {
 
 // Train trains a network for steps batches, each from next, with the
 // LearnRateAt schedule, calling progress (if not nil) after every step. It
-// starts from init, or from fresh weights (NewWeights(cfg)) when init is
-// nil; a second run from the first one's weights is a warm restart of the
+// starts from start, or from fresh weights (NewWeights(cfg)) when start
+// is nil; a second run from the first one's weights is a warm restart of the
 // schedule. It stops at the first error of next or of a step.
-func Train(cfg Config, init *Weights, next func() (Batch, error), steps int, progress func(step int, l Losses)) (*Weights, error) {
-	t, err := NewTrainer(cfg, init)
+func Train(cfg Config, start *Weights, next func() (Batch, error), steps int, progress func(step int, l Losses)) (*Weights, error) {
+	t, err := NewTrainer(cfg, start)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,8 @@ type PipelineConfig struct {
 	// OpenConfidence and OpenStable guard opening a pile (a false opening
 	// is a false violation): its first reading commits after Stable quiet
 	// frames only when one of them was at least OpenConfidence sure, else
-	// after OpenStable frames.
+	// after OpenStable frames. A card in a seat counts as a face only at
+	// OpenConfidence too (readSeats).
 	OpenConfidence float64
 	OpenStable     int
 	// MaxMotion is the largest fraction of a pile's box that may change
