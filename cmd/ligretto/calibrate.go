@@ -108,16 +108,15 @@ func calibrateFrom(spec string, players int, corners, tableMM string, markerMM f
 }
 
 func parseCorners(s, tableMM string) (calibration.Plane, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 8 {
+	vs, err := parseFloats(s)
+	if err != nil {
+		return calibration.Plane{}, fmt.Errorf("--corners: %w", err)
+	}
+	if len(vs) != 8 {
 		return calibration.Plane{}, fmt.Errorf("--corners %q: want 8 numbers x,y,x,y,x,y,x,y", s)
 	}
 	var c [4]calibration.Point
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return calibration.Plane{}, fmt.Errorf("--corners: %q is not a number", p)
-		}
+	for i, v := range vs {
 		if i%2 == 0 {
 			c[i/2].X = v
 		} else {
@@ -131,4 +130,18 @@ func parseCorners(s, tableMM string) (calibration.Plane, error) {
 		}
 	}
 	return calibration.PlaneFromCorners(c, wmm, hmm)
+}
+
+// parseFloats reads a comma-separated list of numbers.
+func parseFloats(s string) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	vs := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		vs[i] = v
+	}
+	return vs, nil
 }

@@ -210,7 +210,7 @@ func TestIdentify_RealPhotoAndMissingFile(t *testing.T) {
 func TestTrain_FromWeights(t *testing.T) {
 	from := filepath.Join("..", "..", "model", "weights", "card.weights")
 	out := t.TempDir()
-	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--eval-n", "16", "--out", out)
+	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--colour-weights", "1,1,1,2", "--eval-n", "16", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -226,8 +226,9 @@ func TestTrain_FromWeights(t *testing.T) {
 		t.Errorf("weights after 3 steps: %d bytes, equal to the start: %v", len(after), bytes.Equal(before, after))
 	}
 	var rep struct {
-		From   string `json:"from"`
-		Config struct {
+		From          string    `json:"from"`
+		ColourWeights []float64 `json:"colour_weights"`
+		Config        struct {
 			Hidden    int     `json:"hidden"`
 			LearnRate float64 `json:"learn_rate"`
 		} `json:"config"`
@@ -239,8 +240,11 @@ func TestTrain_FromWeights(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.From != from || rep.Config.LearnRate != 1e-4 || rep.Config.Hidden != 96 {
-		t.Errorf("report: from %q, learn rate %g, hidden %d", rep.From, rep.Config.LearnRate, rep.Config.Hidden)
+	if rep.From != from || rep.Config.LearnRate != 1e-4 || rep.Config.Hidden != 96 || len(rep.ColourWeights) != 4 || rep.ColourWeights[3] != 2 {
+		t.Errorf("report: from %q, learn rate %g, hidden %d, colour weights %v", rep.From, rep.Config.LearnRate, rep.Config.Hidden, rep.ColourWeights)
+	}
+	if code, _, stderr := runCLI("train", "--colour-weights", "1,1,2", "--out", t.TempDir()); code != 1 || !strings.Contains(stderr, "--colour-weights") {
+		t.Errorf("three colour weights: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := runCLI("train", "--from", from, "--hidden", "50", "--out", t.TempDir()); code != 1 || !strings.Contains(stderr, "--hidden 50") {
 		t.Errorf("a contradicting --hidden: exit %d, %q", code, stderr)

@@ -37,6 +37,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	evalN := fs.Int("eval-n", 4000, "held-out crops to evaluate at the end")
 	from := fs.String("from", "", "start from these weights (their architecture) instead of fresh ones: the learning-rate schedule starts again (a warm restart); give another --seed than their run's, or the data repeats")
 	fs.Float64Var(&cfg.LearnRate, "learn-rate", cfg.LearnRate, "peak Adam step size (warm-up, then a cosine decay to 5% of it)")
+	colourWeights := fs.String("colour-weights", "", "how often each face colour is drawn, as red,green,blue,yellow weights (1,1,1,2 shows yellow twice as often); empty: equally")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -47,10 +48,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if explicit(fs, "hidden") && cfg.Hidden != start.Config.Hidden {
-			return fmt.Errorf("train: --hidden %d, but %s has %d", cfg.Hidden, *from, start.Config.Hidden)
+			return fmt.Errorf("--hidden %d, but %s has %d", cfg.Hidden, *from, start.Config.Hidden)
 		}
 		if explicit(fs, "back-classes") && cfg.BackClasses != start.Config.BackClasses {
-			return fmt.Errorf("train: --back-classes %d, but %s has %d", cfg.BackClasses, *from, start.Config.BackClasses)
+			return fmt.Errorf("--back-classes %d, but %s has %d", cfg.BackClasses, *from, start.Config.BackClasses)
 		}
 		a := start.Config
 		cfg.Width, cfg.Height, cfg.Channels, cfg.Hidden, cfg.EmbedDim, cfg.BackClasses, cfg.BNEpsilon =
@@ -79,6 +80,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	data, err := training.NewData(cfg, *seed, tune, *photoShare)
 	if err != nil {
 		return err
+	}
+	var colourMix []float64
+	if *colourWeights != "" {
+		ws, err := parseFloats(*colourWeights)
+		if err != nil {
+			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
+		}
+		if err := data.SetColourWeights(ws); err != nil {
+			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
+		}
+		colourMix = ws
 	}
 	// Render batches ahead on another goroutine, while the network trains.
 	batches := make(chan model.Batch, 4)
@@ -133,6 +145,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	result := map[string]any{"synthetic": rep, "seed": *seed, "steps": *steps, "config": cfg}
 	if *from != "" {
 		result["from"] = *from
+	}
+	if colourMix != nil {
+		result["colour_weights"] = colourMix
 	}
 	if len(held) > 0 {
 		pr, err := training.EvaluatePhotos(fast, cfg, held)

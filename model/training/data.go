@@ -45,6 +45,9 @@ type Data struct {
 	photos     []PhotoCrop
 	photoShare float64
 	img        *image.RGBA
+	// colourCum is the cumulative share of each face colour (referee.Colours
+	// order), 1 at the end; nil draws the four colours equally.
+	colourCum []float64
 }
 
 // NewData makes a data source for cfg's crop size and back classes. With
@@ -107,9 +110,49 @@ func (d *Data) Next() (model.Batch, error) {
 	return b, nil
 }
 
+// SetColourWeights draws the synthetic faces' colours in proportion to
+// weights (referee.Colours order), so that the colour whose numerals are
+// hardest to read (yellow's white on yellow) can be shown more often.
+func (d *Data) SetColourWeights(weights []float64) error {
+	if len(weights) != len(referee.Colours) {
+		return fmt.Errorf("%w: %d colour weights, want %d", ErrNoData, len(weights), len(referee.Colours))
+	}
+	sum := 0.0
+	for _, w := range weights {
+		if w < 0 {
+			return fmt.Errorf("%w: negative colour weight %g", ErrNoData, w)
+		}
+		sum += w
+	}
+	if sum == 0 {
+		return fmt.Errorf("%w: the colour weights are all 0", ErrNoData)
+	}
+	cum, acc := make([]float64, len(weights)), 0.0
+	for i, w := range weights {
+		acc += w / sum
+		cum[i] = acc
+	}
+	cum[len(cum)-1] = 1
+	d.colourCum = cum
+	return nil
+}
+
+func (d *Data) faceColour() referee.Colour {
+	if d.colourCum == nil {
+		return referee.Colours[d.rng.IntN(len(referee.Colours))]
+	}
+	u := d.rng.Float64()
+	for i, c := range d.colourCum {
+		if u < c {
+			return referee.Colours[i]
+		}
+	}
+	return referee.Colours[len(referee.Colours)-1]
+}
+
 func (d *Data) label() synth.Label {
 	if d.rng.IntN(2) == 0 {
-		return synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: referee.Colours[d.rng.IntN(4)], Number: 1 + d.rng.IntN(10)}}
+		return synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: d.faceColour(), Number: 1 + d.rng.IntN(10)}}
 	}
 	return synth.Label{Side: synth.BackSide, Back: d.designs[d.rng.IntN(len(d.designs))]}
 }

@@ -140,3 +140,37 @@ func TestEvaluate_Bookkeeping(t *testing.T) {
 		t.Fatalf("%+v %v", pr, err)
 	}
 }
+
+// SetColourWeights: a colour of weight 0 is never drawn, and bad weights are
+// refused with ErrNoData.
+func TestSetColourWeights_DrawsInProportion(t *testing.T) {
+	cfg := smallConfig()
+	d, err := NewData(cfg, 5, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]float64{{1, 1, 1}, {1, 1, -1, 1}, {0, 0, 0, 0}} {
+		if err := d.SetColourWeights(bad); !errors.Is(err, ErrNoData) {
+			t.Errorf("weights %v: err %v, want ErrNoData", bad, err)
+		}
+	}
+	if err := d.SetColourWeights([]float64{0, 1, 0, 3}); err != nil {
+		t.Fatal(err)
+	}
+	count := map[int]int{}
+	for range 4 {
+		b, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, side := range b.Side {
+			if side == model.SideFace {
+				count[b.Colour[i]]++
+			}
+		}
+	}
+	green, yellow := count[1], count[3]
+	if count[0] != 0 || count[2] != 0 || green == 0 || yellow <= green {
+		t.Errorf("faces by colour %v: want no red or blue, more yellow than green", count)
+	}
+}
