@@ -66,6 +66,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	var colourMix []float64 // read before anything is written or loaded
+	if *colourWeights != "" {
+		var err error
+		if colourMix, err = parseFloats(*colourWeights); err != nil {
+			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
+		}
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
@@ -81,16 +88,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var colourMix []float64
-	if *colourWeights != "" {
-		ws, err := parseFloats(*colourWeights)
-		if err != nil {
+	if colourMix != nil {
+		if err := data.SetColourWeights(colourMix); err != nil {
 			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
 		}
-		if err := data.SetColourWeights(ws); err != nil {
-			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
-		}
-		colourMix = ws
 	}
 	// Render batches ahead on another goroutine, while the network trains.
 	batches := make(chan model.Batch, 4)
