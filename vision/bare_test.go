@@ -139,8 +139,7 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 // SurpriseStable quiet frames, one of them sure; the expected next card
 // after Stable frames, or SureStable if one was sure. A 10 read as a 1
 // for a frame or two, or a card still settling, must not become a
-// violation; nor may the next card read unsure twice (an 8 under a
-// fingertip read as a 9), since the 8 read again would be called a foul.
+// violation.
 func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 	red3 := referee.Face{Colour: referee.Red, Number: 3}
 	for _, c := range []struct {
@@ -150,8 +149,7 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 		conf     float64
 		wantSeen bool
 	}{
-		{"the next card, 3 unsure frames", referee.Face{Colour: referee.Red, Number: 4}, 3, 0.6, true},
-		{"the next card, 2 unsure frames", referee.Face{Colour: referee.Red, Number: 4}, 2, 0.89, false},
+		{"the next card, 2 frames", referee.Face{Colour: referee.Red, Number: 4}, 2, 0.6, true},
 		{"the next card, 1 sure frame", referee.Face{Colour: referee.Red, Number: 4}, 1, 0.95, true},
 		{"the next card, 1 unsure frame", referee.Face{Colour: referee.Red, Number: 4}, 1, 0.8, false},
 		{"a wrong colour, 1 sure frame", referee.Face{Colour: referee.Blue, Number: 4}, 1, 0.99, false},
@@ -425,6 +423,7 @@ func TestReadsAlike_C7_OffsetTopCard(t *testing.T) {
 	p := &Pipeline{pred: pred, mcfg: cfg, cal: &calibration.File{WhiteBalance: wb}}
 	found := Quad{{80, 18}, {88, 59}, {37, 65}, {30, 24}}
 	truth := Quad{{76, 22}, {82, 57}, {30, 64}, {24, 29}}
+	red2 := referee.Face{Colour: referee.Red, Number: 2}
 	red5 := referee.Face{Colour: referee.Red, Number: 5}
 	c, err := cropFromCamera(img, found, wb, cfg.Width, cfg.Height)
 	if err != nil {
@@ -434,14 +433,11 @@ func TestReadsAlike_C7_OffsetTopCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The weights of the time read it red 2; those since, red 9. Any
-	// misread shows the problem.
-	misread := preds[0].Face()
-	if misread == red5 || preds[0].IsBack() {
-		t.Fatalf("the found outline reads %v: the cut no longer shows the problem (it read red 2, then red 9)", misread)
+	if preds[0].Face() != red2 {
+		t.Fatalf("the found outline reads %v: the cut no longer shows the problem (it read red 2)", preds[0].Face())
 	}
-	if p.readsAlike(img, found, misread) {
-		t.Errorf("the found outline's %v reads alike when moved: a foul would be called on a legal red 5", misread)
+	if p.readsAlike(img, found, red2) {
+		t.Error("the found outline's red 2 reads alike when moved: a foul would be called on a legal red 5")
 	}
 	if !p.readsAlike(img, truth, red5) {
 		t.Error("the card's true outline does not read red 5 alike when moved")

@@ -17,10 +17,7 @@ import (
 // PipelineConfig tunes the tracker. Start from DefaultPipelineConfig.
 type PipelineConfig struct {
 	// Stable is how many consecutive quiet frames must agree on a pile's
-	// reading before it is committed, when none of them was sure (see
-	// SureStable). 3: a fingertip on a blue 8 read it as a 9 at 51% and
-	// then 89% in two quiet frames, the 9 was committed, and the 8 read
-	// again when the hand lifted was called a foul (2 players seed 24).
+	// reading before it is committed.
 	Stable int
 	// SureStable is how many quiet frames suffice when one of them read
 	// the candidate at least OpenConfidence sure: a sure reading of the
@@ -87,7 +84,7 @@ type PipelineConfig struct {
 
 // DefaultPipelineConfig suits 25-60 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 3, SureStable: 1, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 24, SurpriseStable: 4}
+	return PipelineConfig{Stable: 2, SureStable: 1, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 24, SurpriseStable: 4}
 }
 
 // Timing is the time spent in each stage, summed over frames.
