@@ -548,8 +548,10 @@ func (p *Pipeline) readsSure(frame gocv.Mat, q Quad, f referee.Face) bool {
 // pile's outline is cut short: a fingertip or a neighbour's hand at one end
 // of the card cut it to 0.74-0.80 of its area, and the crop, missing most
 // of the numeral turned at that end, read an 8 as a 9, 89-95% sure (2
-// players seed 24, 8 players seed 35). A card laid square on a ragged pile
-// shrinks the outline less.
+// players seed 24, 8 players seed 35). A new card's outline is often cut
+// by the hand leaving it too (refusing every cut outline's quick commit put
+// the settle delay's p95 at 4 frames), hence readsSure rather than a
+// refusal.
 const cutShortArea = 0.85
 
 // cutShort reports whether the pile's outline is much smaller than when it
