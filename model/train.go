@@ -32,7 +32,15 @@ type Batch struct {
 type Losses struct {
 	Total, Side, Colour, Number, Back      float64
 	SideAcc, ColourAcc, NumberAcc, BackAcc float64
+	// Hard lists, in batch order, the face samples whose colour or number
+	// the network got wrong, or gave its truth less than HardBelow of
+	// probability: what a replay of hard examples draws again.
+	Hard []int
 }
+
+// HardBelow is the probability of the truth under which a face sample is
+// hard (Losses.Hard) though the network read it right.
+const HardBelow = 0.6
 
 func (l Losses) String() string {
 	return fmt.Sprintf("loss %.4f (side %.4f colour %.4f number %.4f back %.4f) acc side %.3f colour %.3f number %.3f back %.3f",
@@ -433,6 +441,7 @@ func (t *Trainer) readLosses(valid [4][]int) (Losses, error) {
 	var vals [5]float64
 	var right, count [4]int
 	share := t.cfg.BatchSize / len(t.reps)
+	hard := make([]bool, t.cfg.BatchSize)
 	for ri, r := range t.reps {
 		for i, v := range r.lossV {
 			switch d := valueData(v).(type) {
@@ -456,10 +465,19 @@ func (t *Trainer) readLosses(valid [4][]int) (Losses, error) {
 					continue
 				}
 				count[h]++
-				if argmax(logits[i*k:(i+1)*k]) == want {
+				row := logits[i*k : (i+1)*k]
+				if argmax(row) == want {
 					right[h]++
 				}
+				if (h == 1 || h == 2) && probOf(row, want) < HardBelow {
+					hard[ri*share+i] = true
+				}
 			}
+		}
+	}
+	for i, h := range hard {
+		if h {
+			l.Hard = append(l.Hard, i)
 		}
 	}
 	l.Total, l.Side, l.Colour, l.Number, l.Back = vals[0], vals[1], vals[2], vals[3], vals[4]
@@ -475,6 +493,16 @@ func valueData(v G.Value) any {
 		return nil
 	}
 	return v.Data()
+}
+
+// probOf is the softmax probability of class c of logits.
+func probOf(logits []float32, c int) float64 {
+	top := logits[argmax(logits)]
+	sum := 0.0
+	for _, x := range logits {
+		sum += math.Exp(float64(x - top))
+	}
+	return math.Exp(float64(logits[c]-top)) / sum
 }
 
 func argmax(v []float32) int {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -216,5 +217,40 @@ func TestTrainer_ReplicasAreDeterministic(t *testing.T) {
 		if d := maxAbsDiff(a.Tensors[i].Data, b.Tensors[i].Data); d != 0 {
 			t.Errorf("%s differs by %g between two identical runs", a.Tensors[i].Name, d)
 		}
+	}
+}
+
+// TestLosses_HardListsFacesOnly: an untrained network is unsure of every
+// face (about 1/4 on colour, under HardBelow), so Hard lists each face with a
+// label, in order, and never a back or a face left out of the losses.
+func TestLosses_HardListsFacesOnly(t *testing.T) {
+	cfg := smallConfig()
+	data := newSynth(cfg, 4)
+	tr, err := NewTrainer(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	b := data.batch([]int{0, 1, 2, 3, 4, 5, 6, 7})
+	var want []int
+	for i, side := range b.Side {
+		if side != SideFace {
+			continue
+		}
+		if i%5 == 0 { // out of the colour and number losses
+			b.Colour[i], b.Number[i] = -1, -1
+			continue
+		}
+		want = append(want, i)
+	}
+	if len(want) == 0 || len(want) == len(b.Side) {
+		t.Fatalf("batch of %d with %d labelled faces: want both faces and backs", len(b.Side), len(want))
+	}
+	l, err := tr.Step(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.Hard, want) {
+		t.Errorf("hard %v, want the labelled faces %v", l.Hard, want)
 	}
 }

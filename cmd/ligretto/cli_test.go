@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"os"
@@ -210,7 +211,7 @@ func TestIdentify_RealPhotoAndMissingFile(t *testing.T) {
 func TestTrain_FromWeights(t *testing.T) {
 	from := filepath.Join("..", "..", "model", "weights", "card.weights")
 	out := t.TempDir()
-	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--colour-weights", "1,1,1,2", "--eval-n", "16", "--out", out)
+	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--colour-weights", "1,1,1,2", "--face-share", "0.7", "--replay", "2", "--eval-n", "16", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -228,6 +229,8 @@ func TestTrain_FromWeights(t *testing.T) {
 	var rep struct {
 		From          string    `json:"from"`
 		ColourWeights []float64 `json:"colour_weights"`
+		FaceShare     float64   `json:"face_share"`
+		Replay        int       `json:"replay"`
 		Config        struct {
 			Hidden    int     `json:"hidden"`
 			LearnRate float64 `json:"learn_rate"`
@@ -242,6 +245,19 @@ func TestTrain_FromWeights(t *testing.T) {
 	}
 	if rep.From != from || rep.Config.LearnRate != 1e-4 || rep.Config.Hidden != 96 || len(rep.ColourWeights) != 4 || rep.ColourWeights[3] != 2 {
 		t.Errorf("report: from %q, learn rate %g, hidden %d, colour weights %v", rep.From, rep.Config.LearnRate, rep.Config.Hidden, rep.ColourWeights)
+	}
+	if rep.FaceShare != 0.7 || rep.Replay != 2 {
+		t.Errorf("report: face share %g, replay %d; want 0.7 and 2", rep.FaceShare, rep.Replay)
+	}
+	for _, bad := range [][]string{{"--face-share", "1"}, {"--replay", "32"}, {"--replay", "-1"}} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, _, stderr := runCLI("train", bad[0], bad[1], "--out", dir)
+		if code != 1 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%s %s: exit %d, %q", bad[0], bad[1], code, stderr)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s %s: the output directory was made (%v)", bad[0], bad[1], err)
+		}
 	}
 	if code, _, stderr := runCLI("train", "--colour-weights", "1,1,2", "--out", t.TempDir()); code != 1 || !strings.Contains(stderr, "--colour-weights") {
 		t.Errorf("three colour weights: exit %d, %q", code, stderr)

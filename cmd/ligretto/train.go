@@ -38,8 +38,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	from := fs.String("from", "", "start from these weights (their architecture) instead of fresh ones: the learning-rate schedule starts again (a warm restart); give another --seed than their run's, or the data repeats")
 	fs.Float64Var(&cfg.LearnRate, "learn-rate", cfg.LearnRate, "peak Adam step size (warm-up, then a cosine decay to 5% of it)")
 	colourWeights := fs.String("colour-weights", "", "how often each face colour is drawn, as red,green,blue,yellow weights (1,1,1,2 shows yellow twice as often); empty: equally")
+	replayN := fs.Int("replay", 0, "face crops of each batch replaced by ones the network found hard (wrong or under 60% sure), each shown twice more at most; 0: none")
+	faceShare := fs.Float64("face-share", 0.5, "share of the synthetic samples that are faces (the rest are backs)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if !(*faceShare > 0 && *faceShare < 1) {
+		return fmt.Errorf("--face-share %g: want a share between 0 and 1", *faceShare)
 	}
 	var start *model.Weights
 	if *from != "" {
@@ -73,6 +78,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
 		}
 	}
+	var replay *training.Replay
+	if *replayN != 0 {
+		var err error
+		if replay, err = training.NewReplay(cfg, *replayN, 2, 512); err != nil {
+			return fmt.Errorf("--replay %d: %w", *replayN, err)
+		}
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
@@ -93,6 +105,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
 		}
 	}
+	if explicit(fs, "face-share") {
+		if err := data.SetFaceShare(*faceShare); err != nil {
+			return err
+		}
+	}
 	// Render batches ahead on another goroutine, while the network trains.
 	batches := make(chan model.Batch, 4)
 	errs := make(chan error, 1)
@@ -107,16 +124,25 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			batches <- b
 		}
 	}()
+	var last model.Batch // the batch of the step under way, and how many of it replay drew
+	lastMixed := 0
 	next := func() (model.Batch, error) {
 		b, ok := <-batches
 		if !ok {
 			return model.Batch{}, <-errs
+		}
+		if replay != nil {
+			lastMixed = replay.Mix(&b)
+			last = b
 		}
 		return b, nil
 	}
 	hist := newHistory()
 	bar := newProgress(stderr, "train", *steps)
 	w, err := model.Train(cfg, start, next, *steps, func(step int, l model.Losses) {
+		if replay != nil {
+			replay.Note(last, l.Hard, lastMixed)
+		}
 		hist.add(step, l)
 		bar.update(step+1, fmt.Sprintf("loss %.3f  side %.2f colour %.2f number %.2f back %.2f",
 			l.Total, l.SideAcc, l.ColourAcc, l.NumberAcc, l.BackAcc))
@@ -149,6 +175,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if colourMix != nil {
 		result["colour_weights"] = colourMix
+	}
+	if explicit(fs, "face-share") {
+		result["face_share"] = *faceShare
+	}
+	if *replayN > 0 {
+		result["replay"] = *replayN
 	}
 	if len(held) > 0 {
 		pr, err := training.EvaluatePhotos(fast, cfg, held)

@@ -48,6 +48,10 @@ type Data struct {
 	// colourCum is the cumulative share of each face colour (referee.Colours
 	// order), 1 at the end; nil draws the four colours equally.
 	colourCum []float64
+	// faceShare is the share of synthetic samples that are faces; 0 means
+	// half, drawn as the runs before SetFaceShare drew them (so that their
+	// commands still reproduce their weights).
+	faceShare float64
 }
 
 // NewData makes a data source for cfg's crop size and back classes. With
@@ -137,6 +141,17 @@ func (d *Data) SetColourWeights(weights []float64) error {
 	return nil
 }
 
+// SetFaceShare makes share (0 < share < 1) of the synthetic samples faces
+// and the rest backs: the number head, the hardest to train, sees more
+// faces per step at the same cost.
+func (d *Data) SetFaceShare(share float64) error {
+	if !(share > 0 && share < 1) {
+		return fmt.Errorf("%w: face share %g (want between 0 and 1)", ErrNoData, share)
+	}
+	d.faceShare = share
+	return nil
+}
+
 func (d *Data) faceColour() referee.Colour {
 	if d.colourCum == nil {
 		return referee.Colours[d.rng.IntN(len(referee.Colours))]
@@ -151,7 +166,13 @@ func (d *Data) faceColour() referee.Colour {
 }
 
 func (d *Data) label() synth.Label {
-	if d.rng.IntN(2) == 0 {
+	var face bool
+	if d.faceShare == 0 {
+		face = d.rng.IntN(2) == 0
+	} else {
+		face = d.rng.Float64() < d.faceShare
+	}
+	if face {
 		return synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: d.faceColour(), Number: 1 + d.rng.IntN(10)}}
 	}
 	return synth.Label{Side: synth.BackSide, Back: d.designs[d.rng.IntN(len(d.designs))]}

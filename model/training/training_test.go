@@ -174,3 +174,36 @@ func TestSetColourWeights_DrawsInProportion(t *testing.T) {
 		t.Errorf("faces by colour %v: want no red or blue, more yellow than green", count)
 	}
 }
+
+func TestSetFaceShare_DrawsInProportion(t *testing.T) {
+	cfg := smallConfig()
+	d, err := NewData(cfg, 5, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []float64{0, 1, -0.5, 2} {
+		if err := d.SetFaceShare(bad); !errors.Is(err, ErrNoData) {
+			t.Errorf("share %g: err %v, want ErrNoData", bad, err)
+		}
+	}
+	if err := d.SetFaceShare(0.9); err != nil {
+		t.Fatal(err)
+	}
+	faces, n := 0, 0
+	for range 8 {
+		b, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, side := range b.Side {
+			n++
+			if side == model.SideFace {
+				faces++
+			}
+		}
+	}
+	// 0.9 of n is well above the half the default draws, below all of them.
+	if faces < n*3/4 || faces == n {
+		t.Errorf("%d faces of %d samples with a share of 0.9", faces, n)
+	}
+}

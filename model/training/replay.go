@@ -1,0 +1,82 @@
+package training
+
+import (
+	"fmt"
+
+	"ligretto/model"
+)
+
+// Replay shows the network again the face crops it found hard (wrong, or
+// not sure: model.Losses.Hard). Fresh synthetic crops are mostly easy by the
+// end of a run: the last errors come from a few kinds of crop (a dim
+// numeral on yellow, a numeral half hidden), and drawing those again spends
+// more of each step where the network still errs, at no extra cost.
+type Replay struct {
+	perBatch int // samples of each batch replaced by hard ones
+	times    int // how often one hard crop is shown again at most
+	capacity int
+	queue    []hardSample
+	cropLen  int
+}
+
+type hardSample struct {
+	x                    []float32
+	side, colour, number int
+	shown                int
+}
+
+// NewReplay replaces up to perBatch samples of each batch with hard ones,
+// shows each hard crop again at most times times, and keeps at most
+// capacity of them waiting (the oldest go first).
+func NewReplay(cfg model.Config, perBatch, times, capacity int) (*Replay, error) {
+	if perBatch < 0 || perBatch >= cfg.BatchSize || times < 1 || capacity < perBatch {
+		return nil, fmt.Errorf("%w: replay of %d per batch of %d, %d times, %d kept", ErrNoData, perBatch, cfg.BatchSize, times, capacity)
+	}
+	return &Replay{perBatch: perBatch, times: times, capacity: capacity, cropLen: cfg.CropLen()}, nil
+}
+
+// Mix replaces the last samples of b (up to perBatch, as many as are
+// waiting) with hard ones, in place, and returns how many it replaced.
+func (r *Replay) Mix(b *model.Batch) int {
+	n := min(r.perBatch, len(r.queue))
+	size := len(b.Side)
+	for k := range n {
+		h := &r.queue[k]
+		i := size - 1 - k
+		copy(b.X[i*r.cropLen:(i+1)*r.cropLen], h.x)
+		b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = h.side, h.colour, h.number, -1
+		h.shown++
+	}
+	// Crops shown often enough leave; the others wait behind the newer ones.
+	kept := r.queue[:0]
+	var again []hardSample
+	for k, h := range r.queue {
+		switch {
+		case k >= n:
+			kept = append(kept, h)
+		case h.shown < r.times:
+			again = append(again, h)
+		}
+	}
+	r.queue = append(kept, again...)
+	return n
+}
+
+// Note queues the samples of b listed in hard (model.Losses.Hard) for
+// replay. A sample b got from Mix is not queued again: it waits already.
+func (r *Replay) Note(b model.Batch, hard []int, mixed int) {
+	size := len(b.Side)
+	for _, i := range hard {
+		if i >= size-mixed || b.Side[i] != model.SideFace {
+			continue
+		}
+		x := append([]float32(nil), b.X[i*r.cropLen:(i+1)*r.cropLen]...)
+		r.queue = append(r.queue, hardSample{x: x, side: b.Side[i], colour: b.Colour[i], number: b.Number[i]})
+	}
+	if over := len(r.queue) - r.capacity; over > 0 {
+		r.queue = r.queue[over:]
+	}
+}
+
+// Waiting is how many hard crops wait to be shown again.
+func (r *Replay) Waiting() int { return len(r.queue) }
