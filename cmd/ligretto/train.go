@@ -124,16 +124,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			batches <- b
 		}
 	}()
-	var last model.Batch // the batch of the step under way, and how many of it replay drew
-	lastMixed := 0
 	next := func() (model.Batch, error) {
 		b, ok := <-batches
 		if !ok {
 			return model.Batch{}, <-errs
 		}
 		if replay != nil {
-			lastMixed = replay.Mix(&b)
-			last = b
+			replay.Mix(&b)
 		}
 		return b, nil
 	}
@@ -141,7 +138,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	bar := newProgress(stderr, "train", *steps)
 	w, err := model.Train(cfg, start, next, *steps, func(step int, l model.Losses) {
 		if replay != nil {
-			replay.Note(last, l.Hard, lastMixed)
+			replay.Note(l.Hard)
 		}
 		hist.add(step, l)
 		bar.update(step+1, fmt.Sprintf("loss %.3f  side %.2f colour %.2f number %.2f back %.2f",
@@ -179,7 +176,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if explicit(fs, "face-share") {
 		result["face_share"] = *faceShare
 	}
-	if *replayN > 0 {
+	if replay != nil {
 		result["replay"] = *replayN
 	}
 	if len(held) > 0 {

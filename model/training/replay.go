@@ -17,6 +17,8 @@ type Replay struct {
 	capacity int
 	queue    []hardSample
 	cropLen  int
+	last     model.Batch // the batch Mix last filled, which Note reads
+	mixed    int         // how many of its last samples Mix replaced
 }
 
 type hardSample struct {
@@ -36,38 +38,32 @@ func NewReplay(cfg model.Config, perBatch, times, capacity int) (*Replay, error)
 }
 
 // Mix replaces the last samples of b (up to perBatch, as many as are
-// waiting) with hard ones, in place, and returns how many it replaced.
+// waiting) with hard ones, in place, and returns how many it replaced. Call
+// Note with that step's hard samples before the next Mix.
 func (r *Replay) Mix(b *model.Batch) int {
 	n := min(r.perBatch, len(r.queue))
 	size := len(b.Side)
-	for k := range n {
-		h := &r.queue[k]
+	var again []hardSample // shown, but not often enough yet
+	for k, h := range r.queue[:n] {
 		i := size - 1 - k
 		copy(b.X[i*r.cropLen:(i+1)*r.cropLen], h.x)
 		b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = h.side, h.colour, h.number, -1
-		h.shown++
-	}
-	// Crops shown often enough leave; the others wait behind the newer ones.
-	kept := r.queue[:0]
-	var again []hardSample
-	for k, h := range r.queue {
-		switch {
-		case k >= n:
-			kept = append(kept, h)
-		case h.shown < r.times:
+		if h.shown++; h.shown < r.times {
 			again = append(again, h)
 		}
 	}
-	r.queue = append(kept, again...)
+	r.queue = append(r.queue[n:], again...) // they wait behind the newer ones
+	r.last, r.mixed = *b, n
 	return n
 }
 
-// Note queues the samples of b listed in hard (model.Losses.Hard) for
-// replay. A sample b got from Mix is not queued again: it waits already.
-func (r *Replay) Note(b model.Batch, hard []int, mixed int) {
-	size := len(b.Side)
+// Note queues the samples listed in hard (model.Losses.Hard) of the batch
+// Mix last filled. A sample Mix put there is not queued again: it waits
+// already.
+func (r *Replay) Note(hard []int) {
+	b, size := r.last, len(r.last.Side)
 	for _, i := range hard {
-		if i >= size-mixed || b.Side[i] != model.SideFace {
+		if i >= size-r.mixed || b.Side[i] != model.SideFace {
 			continue
 		}
 		x := append([]float32(nil), b.X[i*r.cropLen:(i+1)*r.cropLen]...)

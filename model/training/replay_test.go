@@ -34,7 +34,7 @@ func TestReplay_ShowsHardCropsAgainAtTheEnd(t *testing.T) {
 	if got := r.Mix(&first); got != 0 {
 		t.Fatalf("nothing waiting, yet Mix replaced %d", got)
 	}
-	r.Note(first, []int{3, 5, 7}, 0)
+	r.Note([]int{3, 5, 7})
 	if r.Waiting() != 3 {
 		t.Fatalf("%d waiting after 3 hard, want 3", r.Waiting())
 	}
@@ -54,7 +54,7 @@ func TestReplay_ShowsHardCropsAgainAtTheEnd(t *testing.T) {
 		t.Errorf("sample 0 was replaced: %v", second.X[0])
 	}
 	// A replayed sample found hard again is not queued twice.
-	r.Note(second, []int{n - 1}, 2)
+	r.Note([]int{n - 1})
 	if r.Waiting() != 3 {
 		t.Errorf("%d waiting, want 3 (7, then 3 and 5 once more)", r.Waiting())
 	}
@@ -75,7 +75,8 @@ func TestReplay_KeepsTheNewestWhenFull(t *testing.T) {
 	}
 	b := batchOf(cfg, cfg.BatchSize, 0)
 	b.Side[2] = model.SideBack
-	r.Note(b, []int{1, 2, 4, 6}, 0) // 2 is a back: never replayed
+	r.Mix(&b)                 // nothing waiting: b as it was
+	r.Note([]int{1, 2, 4, 6}) // 2 is a back: never replayed
 	if r.Waiting() != 2 {
 		t.Fatalf("%d waiting, want 2 (the capacity)", r.Waiting())
 	}
