@@ -329,6 +329,43 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 	}
 }
 
+// C13: after the stop the piles are turned over and spread; a back read
+// as a face half sure (4 players seed 15 read a spread back as a blue 1,
+// 0.3-0.57 sure, for seconds) shows no face, so the stop is still seen. A
+// face read sure is a pile in play: no stop.
+func TestDecide_C13_AnUnsureFaceDoesNotHideTheStop(t *testing.T) {
+	red3 := referee.Face{Colour: referee.Red, Number: 3}
+	blue1 := referee.Face{Colour: referee.Blue, Number: 1}
+	for _, c := range []struct {
+		name     string
+		sure     float32
+		wantStop bool
+	}{
+		{"a back read as a blue 1, half sure", 0.55, true},
+		{"a blue 1 read sure", 0.99, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
+			read := facePrediction(blue1)
+			read.NumberProb = c.sure
+			misread := &pile{id: 3, committed: blue1, reading: read, hasRead: true}
+			back := &pile{seen: 100, back: true}
+			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, misread, back}
+			for range 3 * p.cfg.StopFrames {
+				p.frame++
+				back.seen, misread.seen = p.frame, p.frame
+				p.decide(gocv.Mat{}, int64(p.frame)*33)
+				if p.phase != referee.PhasePlaying {
+					break
+				}
+			}
+			if stopped := p.phase == referee.PhaseCounting; stopped != c.wantStop {
+				t.Fatalf("a pile reading %v %.2f sure: phase %v, want the stop %v", blue1, read.FaceConfidence(), p.phase, c.wantStop)
+			}
+		})
+	}
+}
+
 // C8: a pile played up to its 10 faster than the camera saw any card lie
 // still, then a foul on it: the highest card of the pile's colour read at
 // least twice since the last commit was laid before the foul, so the foul

@@ -544,6 +544,12 @@ func (p *Pipeline) readsSure(frame gocv.Mat, q Quad, f referee.Face) bool {
 	return !r.IsBack() && r.Face() == f && float64(r.FaceConfidence()) >= p.cfg.OpenConfidence
 }
 
+// showsFace reports whether the pile's last reading is a face read at
+// least OpenConfidence sure.
+func (p *Pipeline) showsFace(pl *pile) bool {
+	return !pl.back && float64(pl.reading.FaceConfidence()) >= p.cfg.OpenConfidence
+}
+
 // cutShortArea is the share of its last outline's area below which a
 // pile's outline is cut short: a fingertip or a neighbour's hand at one end
 // of the card cut it to 0.74-0.80 of its area, and the crop, missing most
@@ -571,10 +577,13 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		// every face, and during play cards carried over the centre read
 		// as backs (backs fanned close are not found as cards, so backs
 		// cannot be required). Counting must wait for the spreading to
-		// end anyway.
+		// end anyway. A face shows only if it reads as sure as a pile
+		// needs to open: a spread back read as a face half sure (a blue
+		// 1, 0.3-0.57, over a turned pile, 4 players seed 15) must not
+		// hide the stop for good.
 		visible := 0
 		for _, pl := range p.piles {
-			if pl.id > 0 && pl.seen == p.frame && !pl.back {
+			if pl.id > 0 && pl.seen == p.frame && p.showsFace(pl) {
 				visible++
 			}
 		}
