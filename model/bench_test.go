@@ -6,7 +6,10 @@ import (
 )
 
 // The live pipeline classifies crops in batches; these report the time per
-// crop for batches of 32 with the default network.
+// crop for batches of 32 with the default network. Their random weights
+// are sure of nothing, so every face is read again (rereadUnsure): the
+// worst case, ten readings a crop. BenchmarkClassifyFastRendered is the
+// usual case.
 
 func benchClassify(b *testing.B, p Predictor, cfg Config) {
 	crops := randomCrops(cfg, 32, 4)

@@ -1,0 +1,154 @@
+package model
+
+import (
+	"testing"
+
+	"ligretto/referee"
+	cards "ligretto/vision/synth"
+)
+
+// Classify reads a face less than RereadBelow sure again from four views
+// moved a pixel and takes the mean of the five readings' colour and number
+// probabilities; a sure face or a back keeps its two-way reading exactly.
+// Half of the crops here are two faces of different colours blended, which
+// the network cannot be sure of.
+func TestClassify_RereadsUnsureFacesOnly(t *testing.T) {
+	w, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fast.Config()
+	sp := cards.DefaultParams()
+	sp.W, sp.H = cfg.Width, cfg.Height
+	r, err := cards.New(sp, 99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(f referee.Face) Crop {
+		img, err := r.SampleOf(cards.Label{Side: cards.FaceSide, Face: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := CropFromImage(img, cfg.Width, cfg.Height)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	var crops []Crop
+	for k := range 40 {
+		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
+		crops = append(crops, a)
+		b := render(referee.Face{Colour: referee.Colours[(k+1)%4], Number: 1 + (k+3)%10})
+		blend := make(Crop, len(a))
+		for i := range a {
+			blend[i] = (a[i] + b[i]) / 2
+		}
+		crops = append(crops, blend)
+	}
+	got, err := fast.Classify(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := fast.forward(withTurned(crops, cfg.Width, cfg.Height))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := twoWayPredictions(raw, len(crops), cfg.EmbedDim)
+	sure, unsure := 0, 0
+	for i, p := range once {
+		g := got[i]
+		if p.Side != SideFace || p.FaceConfidence() >= RereadBelow {
+			sure++
+			if g.ColourProbs != p.ColourProbs || g.NumberProbs != p.NumberProbs || g.Colour != p.Colour || g.Number != p.Number {
+				t.Errorf("crop %d, read %.3f sure: changed from %v to %v", i, p.FaceConfidence(), p.Face(), g.Face())
+			}
+			continue
+		}
+		unsure++
+		var views []Crop
+		for _, d := range rereadShifts {
+			views = append(views, shifted(crops[i], cfg.Width, cfg.Height, d[0], d[1]))
+		}
+		rv, err := fast.forward(withTurned(views, cfg.Width, cfg.Height))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := p.ColourProbs
+		for _, q := range twoWayPredictions(rv, len(views), cfg.EmbedDim) {
+			for c := range want {
+				want[c] += q.ColourProbs[c]
+			}
+		}
+		for c := range want {
+			want[c] /= float32(len(views) + 1)
+		}
+		if d := maxAbsDiff(want[:], g.ColourProbs[:]); d > 1e-6 || g.Colour != argmax(want[:]) {
+			t.Errorf("crop %d, read %.3f sure: colour probabilities %v, want the mean of five readings %v", i, p.FaceConfidence(), g.ColourProbs, want)
+		}
+		if g.Side != p.Side || g.SideProbs != p.SideProbs || maxAbsDiff(g.Embedding, p.Embedding) != 0 {
+			t.Errorf("crop %d: side or embedding changed by the second reading", i)
+		}
+	}
+	if sure == 0 || unsure == 0 {
+		t.Fatalf("%d sure and %d unsure readings: the test needs both", sure, unsure)
+	}
+	t.Logf("%d crops read sure, %d read again", sure, unsure)
+}
+
+// BenchmarkClassifyFastRendered is the fast path's time per crop on
+// rendered faces (the committed weights, batches of 32), where only the
+// unsure ones are read again: what the live pipeline pays. (The other
+// benchmarks use random weights, whose every face is unsure.)
+func BenchmarkClassifyFastRendered(b *testing.B) {
+	w, err := Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fast, err := NewFast(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := fast.Config()
+	sp := cards.DefaultParams()
+	sp.W, sp.H = cfg.Width, cfg.Height
+	r, err := cards.New(sp, 424242)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 640
+	crops := make([]Crop, n)
+	for k := range crops {
+		img, err := r.SampleOf(cards.Label{Side: cards.FaceSide, Face: referee.Face{Colour: referee.Colours[k%4], Number: 1 + k/4%10}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if crops[k], err = CropFromImage(img, cfg.Width, cfg.Height); err != nil {
+			b.Fatal(err)
+		}
+	}
+	raw, err := fast.forward(withTurned(crops, cfg.Width, cfg.Height))
+	if err != nil {
+		b.Fatal(err)
+	}
+	reread := 0
+	for _, p := range twoWayPredictions(raw, n, cfg.EmbedDim) {
+		if p.Side == SideFace && p.FaceConfidence() < RereadBelow {
+			reread++
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for s := 0; s < n; s += 32 {
+			if _, err := fast.Classify(crops[s : s+32]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*n), "ms/crop")
+	b.ReportMetric(float64(reread)/n, "reread/crop")
+}
