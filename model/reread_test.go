@@ -13,32 +13,8 @@ import (
 // Half of the crops here are two faces of different colours blended, which
 // the network cannot be sure of.
 func TestClassify_RereadsUnsureFacesOnly(t *testing.T) {
-	w, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fast, err := NewFast(w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fast, render := committedWithRenderer(t, 99)
 	cfg := fast.Config()
-	sp := cards.DefaultParams()
-	sp.W, sp.H = cfg.Width, cfg.Height
-	r, err := cards.New(sp, 99)
-	if err != nil {
-		t.Fatal(err)
-	}
-	render := func(f referee.Face) Crop {
-		img, err := r.SampleOf(cards.Label{Side: cards.FaceSide, Face: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := CropFromImage(img, cfg.Width, cfg.Height)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	var crops []Crop
 	for k := range 40 {
 		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
@@ -105,31 +81,12 @@ func TestClassify_RereadsUnsureFacesOnly(t *testing.T) {
 // unsure ones are read again: what the live pipeline pays. (The other
 // benchmarks use random weights, whose every face is unsure.)
 func BenchmarkClassifyFastRendered(b *testing.B) {
-	w, err := Default()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fast, err := NewFast(w)
-	if err != nil {
-		b.Fatal(err)
-	}
+	fast, render := committedWithRenderer(b, 424242)
 	cfg := fast.Config()
-	sp := cards.DefaultParams()
-	sp.W, sp.H = cfg.Width, cfg.Height
-	r, err := cards.New(sp, 424242)
-	if err != nil {
-		b.Fatal(err)
-	}
 	const n = 640
 	crops := make([]Crop, n)
 	for k := range crops {
-		img, err := r.SampleOf(cards.Label{Side: cards.FaceSide, Face: referee.Face{Colour: referee.Colours[k%4], Number: 1 + k/4%10}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if crops[k], err = CropFromImage(img, cfg.Width, cfg.Height); err != nil {
-			b.Fatal(err)
-		}
+		crops[k] = render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k/4%10})
 	}
 	raw, err := fast.forward(withTurned(crops, cfg.Width, cfg.Height))
 	if err != nil {
@@ -151,4 +108,36 @@ func BenchmarkClassifyFastRendered(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*n), "ms/crop")
 	b.ReportMetric(float64(reread)/n, "reread/crop")
+}
+
+// committedWithRenderer returns the fast path with the committed weights
+// and a function that renders a face crop of its size (from seed).
+func committedWithRenderer(tb testing.TB, seed uint64) (*Fast, func(referee.Face) Crop) {
+	tb.Helper()
+	w, err := Default()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fast, err := NewFast(w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := fast.Config()
+	sp := cards.DefaultParams()
+	sp.W, sp.H = cfg.Width, cfg.Height
+	r, err := cards.New(sp, seed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fast, func(f referee.Face) Crop {
+		img, err := r.SampleOf(cards.Label{Side: cards.FaceSide, Face: f})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c, err := CropFromImage(img, cfg.Width, cfg.Height)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return c
+	}
 }
