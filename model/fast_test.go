@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -265,6 +266,14 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 			t.Errorf("crop %d: ClassifyAsIs differs from the one-way reading by %g", i, d)
 		}
 	}
+	// The two readings' mean, before unsure faces are read again.
+	twoWay := twoWayPredictions(rawOutputs{
+		side:   append(slices.Clone(raw.side), rawT.side...),
+		colour: append(slices.Clone(raw.colour), rawT.colour...),
+		number: append(slices.Clone(raw.number), rawT.number...),
+		emb:    append(slices.Clone(raw.emb), rawT.emb...),
+	}, len(crops), cfg.EmbedDim)
+	meanChecked := 0
 	for i := range crops {
 		if d := maxAbsDiff(p[i].NumberProbs[:], q[i].NumberProbs[:]); d > 1e-6 {
 			t.Errorf("crop %d: turned crop's number probabilities differ by %g", i, d)
@@ -272,6 +281,10 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 		if d := maxAbsDiff(p[i].Embedding, q[i].Embedding); d > 1e-6 {
 			t.Errorf("crop %d: turned crop's embedding differs by %g", i, d)
 		}
+		if twoWay[i].Side == SideFace && twoWay[i].FaceConfidence() < RereadBelow {
+			continue // read again from moved views: TestClassify_RereadsUnsureFacesOnly
+		}
+		meanChecked++
 		for k := range p[i].ColourProbs {
 			if want := (one[i].ColourProbs[k] + oneT[i].ColourProbs[k]) / 2; math.Abs(float64(p[i].ColourProbs[k]-want)) > 1e-6 {
 				t.Errorf("crop %d: colour %d probability %v, want the mean of the two readings %v", i, k, p[i].ColourProbs[k], want)
@@ -280,5 +293,8 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 		if maxAbsDiff(one[i].NumberProbs[:], oneT[i].NumberProbs[:]) < 1e-3 {
 			t.Errorf("crop %d: the two one-way readings agree; the test proves nothing", i)
 		}
+	}
+	if meanChecked == 0 {
+		t.Fatal("every crop was read again: no two-way mean checked")
 	}
 }
