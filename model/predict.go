@@ -158,21 +158,37 @@ func twoWayPredictions(r rawOutputs, n, embDim int) []Prediction {
 		for k := range p.SideProbs {
 			p.SideProbs[k] = (p.SideProbs[k] + q.SideProbs[k]) / 2
 		}
-		for k := range p.ColourProbs {
-			p.ColourProbs[k] = (p.ColourProbs[k] + q.ColourProbs[k]) / 2
-		}
-		for k := range p.NumberProbs {
-			p.NumberProbs[k] = (p.NumberProbs[k] + q.NumberProbs[k]) / 2
-		}
 		p.Side = argmax(p.SideProbs[:])
 		p.SideProb = p.SideProbs[p.Side]
-		p.Colour = argmax(p.ColourProbs[:])
-		p.ColourProb = p.ColourProbs[p.Colour]
-		p.Number = argmax(p.NumberProbs[:]) + 1
-		p.NumberProb = p.NumberProbs[p.Number-1]
+		p.meanFace(both[n+i : n+i+1])
 		p.Embedding = MeanEmbedding(p.Embedding, q.Embedding)
 	}
 	return out
+}
+
+// meanFace makes p's colour and number probabilities the mean of its own
+// and those of the other readings of the same crop, and its colour and
+// number the likeliest.
+func (p *Prediction) meanFace(others []Prediction) {
+	for _, q := range others {
+		for k := range p.ColourProbs {
+			p.ColourProbs[k] += q.ColourProbs[k]
+		}
+		for k := range p.NumberProbs {
+			p.NumberProbs[k] += q.NumberProbs[k]
+		}
+	}
+	readings := float32(len(others) + 1)
+	for k := range p.ColourProbs {
+		p.ColourProbs[k] /= readings
+	}
+	for k := range p.NumberProbs {
+		p.NumberProbs[k] /= readings
+	}
+	p.Colour = argmax(p.ColourProbs[:])
+	p.ColourProb = p.ColourProbs[p.Colour]
+	p.Number = argmax(p.NumberProbs[:]) + 1
+	p.NumberProb = p.NumberProbs[p.Number-1]
 }
 
 // classifyWith runs forward (a path's raw forward pass) on the crops, each
@@ -240,25 +256,7 @@ func rereadUnsure(cfg Config, forward func([]Crop) (rawOutputs, error), crops []
 	}
 	again := twoWayPredictions(r, len(views), cfg.EmbedDim)
 	for j, i := range unsure {
-		p := &preds[i]
-		for _, q := range again[j*k : (j+1)*k] {
-			for c := range p.ColourProbs {
-				p.ColourProbs[c] += q.ColourProbs[c]
-			}
-			for n := range p.NumberProbs {
-				p.NumberProbs[n] += q.NumberProbs[n]
-			}
-		}
-		for c := range p.ColourProbs {
-			p.ColourProbs[c] /= float32(k + 1)
-		}
-		for n := range p.NumberProbs {
-			p.NumberProbs[n] /= float32(k + 1)
-		}
-		p.Colour = argmax(p.ColourProbs[:])
-		p.ColourProb = p.ColourProbs[p.Colour]
-		p.Number = argmax(p.NumberProbs[:]) + 1
-		p.NumberProb = p.NumberProbs[p.Number-1]
+		preds[i].meanFace(again[j*k : (j+1)*k])
 	}
 	return nil
 }
@@ -360,9 +358,9 @@ func Nearest(emb []float32, protos [][]float32) (int, float32) {
 //
 // Classify reads each crop both ways up (withTurned), which is right for a
 // whole Ligretto card, and a face read less than RereadBelow sure again
-// from four views moved a pixel (rereadUnsure). ClassifyAsIs reads each crop once, as it is: for
-// crops that do not read the same turned, such as a photo's corner index
-// (one numeral, which turned is another number).
+// from four views moved a pixel (rereadUnsure). ClassifyAsIs reads each
+// crop once, as it is: for crops that do not read the same turned, such as
+// a photo's corner index (one numeral, which turned is another number).
 type Predictor interface {
 	Classify(crops []Crop) ([]Prediction, error)
 	ClassifyAsIs(crops []Crop) ([]Prediction, error)
