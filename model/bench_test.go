@@ -61,8 +61,8 @@ func BenchmarkClassifyFastArch(b *testing.B) {
 }
 
 // BenchmarkClassifyBacksFast is the cost of reading a back for enrolment
-// and the count: both views, each with its mirror image (four crops, each
-// read both ways up), in batches of 32 backs.
+// and the count: both views, each with its mirror image, each moved four
+// ways (twenty crops, each read both ways up), in batches of 32 backs.
 func BenchmarkClassifyBacksFast(b *testing.B) {
 	cfg := DefaultConfig()
 	f, err := NewFast(randomWeights(b, cfg, 1))

@@ -8,9 +8,10 @@
 //     nearest enrolled prototype (Nearest, MeanEmbedding), so a player's
 //     back design never seen in training still works once it is enrolled.
 //     ClassifyBacks reads a back from two views, the whole card and its
-//     centre nearer (BackViews), each with its mirror image, so that small
-//     motifs tell close designs apart; prototypes and what is compared
-//     with them use it alike.
+//     centre nearer (BackViews), each with its mirror image and each moved
+//     a few pixels four ways, so that small motifs tell close designs
+//     apart and no one crop's framing sways a prototype; prototypes and
+//     what is compared with them use it alike.
 //
 // The package knows nothing about where crops come from: a Crop is a planar
 // (CHW) RGB float32 slice of Config.CropLen() values in [0,1]; CropFromImage

@@ -387,9 +387,9 @@ func TestLearnRateSchedule(t *testing.T) {
 }
 
 // ClassifyBacks reads the whole view as Classify does and joins two
-// embeddings, the whole view's and the detail view's, each taken from the
-// view and its mirror image; a view symmetric left to right gets its own
-// embedding back.
+// embeddings, the whole view's and the detail view's, each the mean over
+// the view and its mirror image, each moved by backShifts; a uniform view
+// (the same mirrored and moved) gets its own embedding back.
 func TestClassifyBacks(t *testing.T) {
 	w, err := Default()
 	if err != nil {
@@ -406,22 +406,30 @@ func TestClassifyBacks(t *testing.T) {
 	for i := range asym {
 		asym[i] = rng.Float32()
 	}
-	sym := mirrored(asym, cfg.Width, cfg.Height)
-	for i := range sym { // mean of the crop and its mirror: symmetric
-		sym[i] = (sym[i] + asym[i]) / 2
+	// A uniform crop reads the same mirrored and moved.
+	flat := make(Crop, cfg.CropLen())
+	for i := range flat {
+		flat[i] = 0.2 + 0.5*float32(i/(cfg.Width*cfg.Height))/3
 	}
 	if m := mirrored(mirrored(asym, cfg.Width, cfg.Height), cfg.Width, cfg.Height); !slices.Equal(m, asym) {
 		t.Fatal("mirroring twice does not give the crop back")
 	}
-	plain, err := f.Classify([]Crop{asym, sym})
+	plain, err := f.Classify([]Crop{asym, flat})
 	if err != nil {
 		t.Fatal(err)
 	}
-	flipped, err := f.Classify([]Crop{mirrored(asym, cfg.Width, cfg.Height)})
+	// Every view ClassifyBacks reads of asym: it and its mirror, each moved.
+	var views []Crop
+	for _, c := range []Crop{asym, mirrored(asym, cfg.Width, cfg.Height)} {
+		for _, d := range backShifts {
+			views = append(views, shifted(c, cfg.Width, cfg.Height, d[0], d[1]))
+		}
+	}
+	moved, err := f.Classify(views)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: sym}, {Whole: sym, Detail: sym}})
+	got, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: flat}, {Whole: flat, Detail: flat}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,15 +439,19 @@ func TestClassifyBacks(t *testing.T) {
 	if len(got[0].Embedding) != cfg.BackEmbeddingLen() {
 		t.Fatalf("embedding of %d values, want %d", len(got[0].Embedding), cfg.BackEmbeddingLen())
 	}
-	want := normalized(append(MeanEmbedding(plain[0].Embedding, flipped[0].Embedding), plain[1].Embedding...))
+	var embs [][]float32
+	for _, m := range moved {
+		embs = append(embs, m.Embedding)
+	}
+	want := normalized(append(MeanEmbedding(embs...), plain[1].Embedding...))
 	for i := range want {
 		if math.Abs(float64(got[0].Embedding[i]-want[i])) > 1e-5 {
-			t.Fatalf("embedding %v, want the whole view's (with its mirror's) joined to the detail view's %v", got[0].Embedding, want)
+			t.Fatalf("embedding %v, want the whole view's (mirrored and moved) joined to the detail view's %v", got[0].Embedding, want)
 		}
 	}
 	self := normalized(append(slices.Clone(plain[1].Embedding), plain[1].Embedding...))
 	if c := Cosine(got[1].Embedding, self); c < 0.9999 {
-		t.Errorf("a symmetric crop's embedding moved: cosine %.6f to its own", c)
+		t.Errorf("a uniform crop's embedding moved: cosine %.6f to its own", c)
 	}
 	if _, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: make(Crop, 3)}}); !errors.Is(err, ErrInput) {
 		t.Errorf("a short detail crop: %v, want ErrInput", err)

@@ -141,3 +141,46 @@ func committedWithRenderer(tb testing.TB, seed uint64) (*Fast, func(referee.Face
 		return c
 	}
 }
+
+// BenchmarkClassifyBacksRendered is ClassifyBacks' time per card on
+// rendered backs of the 12 designs (the committed weights, batches of
+// 32): what enrolment, the count and identify pay for each back they
+// compare. (BenchmarkClassifyBacksFast, with random weights, also reads
+// every view again as an unsure face: the worst case.)
+func BenchmarkClassifyBacksRendered(b *testing.B) {
+	w, err := Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fast, err := NewFast(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := fast.Config()
+	sp := cards.DefaultParams()
+	sp.W, sp.H = cfg.DetailSize()
+	r, err := cards.New(sp, 424242)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 64
+	views := make([]BackViews, n)
+	for k := range views {
+		img, err := r.SampleOf(cards.Label{Side: cards.BackSide, Back: referee.BackDesigns[k%len(referee.BackDesigns)]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if views[k], err = BackViewsFromImage(img, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for s := 0; s < n; s += 32 {
+			if _, err := ClassifyBacks(fast, cfg, views[s:s+32]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*n), "ms/back")
+}
