@@ -313,8 +313,8 @@ func edgeProfiles(img, mask gocv.Mat, band image.Rectangle, alongX bool) (pos, n
 // evenEdges chooses how many evenly spaced leading edges lie as q says
 // (offsets into prof) and returns their offsets and the choice's score:
 // the mean strength at the weaker half of the edges (bar the ends of
-// prof, the group's outline) less the mean of the strongest value in each
-// stretch between them and on to the ends. Too few edges leave strong
+// prof, the group's outline) less the strongest value in any stretch
+// between them and on to the ends. Too few edges leave strong
 // ones in those stretches; too many put edges on plain card or print,
 // however strong the others. Cards further apart than a card show their
 // trailing edge too.
@@ -373,7 +373,7 @@ func evenEdges(prof []float64, q edgeSearch) ([]int, float64) {
 						}
 					}
 					if a, b := max(prev+near+1, lo), min(x-near-1, hi); a <= b {
-						gap += top.max(a, b)
+						gap = max(gap, top.max(a, b))
 						nGap++
 					}
 					prev = max(prev, x)
@@ -383,7 +383,11 @@ func evenEdges(prof []float64, q edgeSearch) ([]int, float64) {
 				}
 				s := -0.1 * float64(abs(d0)+abs(d1)) // the outline where it lies, unless clearly not
 				if nGap > 0 {
-					s -= gap / float64(nGap)
+					// The strongest print between edges, in any gap: a
+					// mean over the gaps rewards more, closer edges on a
+					// back printed in rows (more short gaps clear of the
+					// rows), two cards counted as four.
+					s -= gap
 				}
 				// The weaker half's mean is at most the mean: sort only
 				// when that could beat the best.
