@@ -87,30 +87,11 @@ func testCountFrame(t *testing.T, players int, seed uint64) {
 // less than the sure threshold; the row's mask broke into pieces and
 // counted 6. The weak difference grown from the sure one keeps it whole.
 func TestCountMask_C14_BacksCloseToTheTable(t *testing.T) {
-	img, bg := cutWithTable(t, "count-row-on-wood")
-	mask := countMask(img, bg)
-	defer mask.Close()
-	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer cs.Close()
-	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
-	var groups []image.Rectangle
-	row := -1 // the contour of the one card-sized group
-	for i := 0; i < cs.Size(); i++ {
-		if gocv.ContourArea(cs.At(i)) >= 0.5*cw*ch {
-			groups = append(groups, gocv.BoundingRect(cs.At(i)))
-			row = i
-		}
-	}
-	if len(groups) != 1 {
-		t.Fatalf("the row is %d card-sized groups (%v), want 1", len(groups), groups)
-	}
-	r := groups[0]
+	img, gm, r := oneCountGroup(t, "count-row-on-wood")
 	if r.Dx() < img.Cols()*9/10 { // the row fills the cut
 		t.Errorf("the row's group is %d px wide, want the whole row (over %d)", r.Dx(), img.Cols()*9/10)
 	}
-	gm := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), mask.Rows(), mask.Cols(), gocv.MatTypeCV8U)
-	defer gm.Close()
-	gocv.DrawContours(&gm, cs, row, color.RGBA{255, 255, 255, 0}, -1)
+	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
 	if n := countCorners(img, gm, r, cw, ch); n != 9 {
 		t.Errorf("counted %d backs in the row, want 9", n)
 	}
@@ -124,31 +105,39 @@ func TestCountMask_C14_BacksCloseToTheTable(t *testing.T) {
 // (more gaps, each short and clear of them): it counted 4, and the round
 // was scored wrong. The strongest print in any gap is what a fit must beat.
 func TestCountLine_C14_PrintRowsAreNoCardEdges(t *testing.T) {
-	img, bg := cutWithTable(t, "count-stack-drops")
+	img, gm, r := oneCountGroup(t, "count-stack-drops")
+	if n := countLine(img, gm, r, calibration.CardWMM*countScale, false); n != 2 {
+		t.Errorf("counted %d backs in the stack, want 2", n)
+	}
+}
+
+// oneCountGroup masks the testdata cut name against its empty table as
+// the count does, and returns the cut, the mask of its one card-sized
+// group (holes filled) and that group's bounds; more or fewer groups fail
+// the test.
+func oneCountGroup(t *testing.T, name string) (img, group gocv.Mat, r image.Rectangle) {
+	t.Helper()
+	img, bg := cutWithTable(t, name)
 	mask := countMask(img, bg)
 	defer mask.Close()
 	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer cs.Close()
 	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
-	stack := -1
+	var groups []image.Rectangle
+	one := -1
 	for i := 0; i < cs.Size(); i++ {
 		if gocv.ContourArea(cs.At(i)) >= 0.5*cw*ch {
-			if stack >= 0 {
-				t.Fatal("more than one card-sized group in the cut")
-			}
-			stack = i
+			groups = append(groups, gocv.BoundingRect(cs.At(i)))
+			one = i
 		}
 	}
-	if stack < 0 {
-		t.Fatal("no card-sized group in the cut")
+	if len(groups) != 1 {
+		t.Fatalf("%s: %d card-sized groups (%v), want 1", name, len(groups), groups)
 	}
-	r := gocv.BoundingRect(cs.At(stack))
-	gm := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), mask.Rows(), mask.Cols(), gocv.MatTypeCV8U)
-	defer gm.Close()
-	gocv.DrawContours(&gm, cs, stack, color.RGBA{255, 255, 255, 0}, -1)
-	if n := countLine(img, gm, r, cw, false); n != 2 {
-		t.Errorf("counted %d backs in the stack, want 2", n)
-	}
+	group = gocv.NewMatWithSizeFromScalar(gocv.NewScalar(0, 0, 0, 0), mask.Rows(), mask.Cols(), gocv.MatTypeCV8U)
+	t.Cleanup(func() { group.Close() })
+	gocv.DrawContours(&group, cs, one, color.RGBA{255, 255, 255, 0}, -1)
+	return img, group, groups[0]
 }
 
 // growInto takes the whole of each weak blob a strong pixel touches, and
