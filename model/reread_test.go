@@ -148,14 +148,7 @@ func committedWithRenderer(tb testing.TB, seed uint64) (*Fast, func(referee.Face
 // compare. (BenchmarkClassifyBacksFast, with random weights, also reads
 // every view again as an unsure face: the worst case.)
 func BenchmarkClassifyBacksRendered(b *testing.B) {
-	w, err := Default()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fast, err := NewFast(w)
-	if err != nil {
-		b.Fatal(err)
-	}
+	fast, _ := committedWithRenderer(b, 424242)
 	cfg := fast.Config()
 	sp := cards.DefaultParams()
 	sp.W, sp.H = cfg.DetailSize()

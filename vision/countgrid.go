@@ -361,8 +361,7 @@ func evenEdges(prof []float64, q edgeSearch) ([]int, float64) {
 					slices.Sort(edges)
 				}
 				ons = ons[:0]
-				var gap float64
-				nGap := 0
+				var gap float64 // 0 where there is no stretch
 				prev := lo - near - 1
 				for j := range len(edges) + 1 {
 					x := hi + near + 1 // past the last edge: on to the end
@@ -374,7 +373,6 @@ func evenEdges(prof []float64, q edgeSearch) ([]int, float64) {
 					}
 					if a, b := max(prev+near+1, lo), min(x-near-1, hi); a <= b {
 						gap = max(gap, top.max(a, b))
-						nGap++
 					}
 					prev = max(prev, x)
 				}
@@ -382,13 +380,11 @@ func evenEdges(prof []float64, q edgeSearch) ([]int, float64) {
 					continue
 				}
 				s := -0.1 * float64(abs(d0)+abs(d1)) // the outline where it lies, unless clearly not
-				if nGap > 0 {
-					// The strongest print between edges, in any gap: a
-					// mean over the gaps rewards more, closer edges on a
-					// back printed in rows (more short gaps clear of the
-					// rows), two cards counted as four.
-					s -= gap
-				}
+				// The strongest print between edges, in any gap: a mean
+				// over the gaps rewards more, closer edges on a back
+				// printed in rows (more short gaps clear of the rows), two
+				// cards counted as four.
+				s -= gap
 				// The weaker half's mean is at most the mean: sort only
 				// when that could beat the best.
 				var sum float64
