@@ -112,12 +112,13 @@ func splitFields(s string) []string {
 // TestDiagTrack runs whole rounds and scores detection against the truth
 // frame by frame: every pile top in plain view should be found.
 //
-//	DIAG_ROUNDS="2:5" go test -tags e2e ./vision -run DiagTrack -v
+//	DIAG_ROUNDS="2:5" [E2E_ERRORS=0.03] go test -tags e2e ./vision -run DiagTrack -v
 func TestDiagTrack(t *testing.T) {
 	rounds := roundsFromEnv("DIAG_ROUNDS", [][2]int{{2, 5}})
+	errRate, _ := strconv.ParseFloat(os.Getenv("E2E_ERRORS"), 64)
 	for _, rs := range rounds {
 		players, seed := rs[0], uint64(rs[1])
-		sc, evs, res := simRound(t, players, seed, 0)
+		sc, evs, res := simRound(t, players, seed, errRate)
 		cal := calibrateScene(t, sc, players)
 		visible, missed, wrong := 0, 0, 0
 		missLog := map[int]int{}

@@ -146,7 +146,8 @@ func (t *turns) noteStack(name string, left int) {
 
 // blunder makes an illegal play that a camera can see: a wrong colour, a
 // number that does not rise, a new pile without a 1, a card on a closed
-// pile. It reports false when no such play is open.
+// pile, on a top that landed at least seeMS before (as legal plays wait
+// for). It reports false when no such play is open.
 func (t *turns) blunder(name string) bool {
 	seat, _ := t.r.Seat(name)
 	var srcs []referee.Source
@@ -171,6 +172,12 @@ func (t *turns) blunder(name string) bool {
 		targets = append(targets, referee.NewPile)
 	}
 	for _, p := range t.r.Piles() {
+		if at, ok := t.landed[p.ID]; ok && t.clock-at < seeMS {
+			// A blunder misjudges a top the player saw, like any play:
+			// one raced onto a card landed a moment ago is a play that
+			// neither they nor a camera could have seen it land on.
+			continue
+		}
 		top := p.Top().Face
 		v := referee.CheckPlace(top, card.Face)
 		skip := v != nil && v.Rule == referee.C7 && top.Colour == card.Colour && card.Number > top.Number+1 && top.Number < 10

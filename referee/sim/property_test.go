@@ -213,3 +213,38 @@ func TestSim_DeterministicBySeed(t *testing.T) {
 		t.Fatal("two seeds gave one timeline")
 	}
 }
+
+// TestSim_PlaysWaitToSeeTheTop: no card, legal or an injected foul (C7,
+// C8), lands on a pile less than 600 ms after its last card: a player
+// must see a top before playing on it, and a foul raced onto a card that
+// landed a moment ago is one neither the player nor a camera could see.
+func TestSim_PlaysWaitToSeeTheTop(t *testing.T) {
+	const seeMS = 600
+	fouls := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		cfg := sim.Config{Players: []int{2, 4, 8, 12}[seed%4], Seed: seed, ErrorRate: 0.05}
+		landed := map[int]int64{}
+		_, err := sim.Run(cfg, func(e sim.Event) error {
+			if e.Kind == sim.EvRound {
+				clear(landed)
+			}
+			if e.Kind != sim.EvPlay {
+				return nil
+			}
+			if at, ok := landed[e.Pile]; ok && !e.NewPile && e.TimeMS-at < seeMS {
+				t.Errorf("seed %d: %v on pile %d %d ms after its last card (violation %v)", seed, e.Card.Face, e.Pile, e.TimeMS-at, e.Violation)
+			}
+			if e.Violation != nil && !e.NewPile {
+				fouls++
+			}
+			landed[e.Pile] = e.TimeMS
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fouls < 30 {
+		t.Fatalf("only %d fouls on existing piles: the test proves little", fouls)
+	}
+}
