@@ -519,3 +519,53 @@ func TestReadsAlike_C7_OffsetTopCard(t *testing.T) {
 		t.Error("the card's true outline does not read red 5 alike when moved")
 	}
 }
+
+// C6: a card that a find never committed, lying on a committed pile the
+// tracker lost (its centre drawn 13 px aside by outlines that took in a
+// neighbour, 12 players seed 18), is that pile's next card, not a bad
+// start on a new pile. A pile found in this frame, of another colour,
+// above the card, or more than lostPileReach away is another pile.
+func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
+	blue3, blue5 := referee.Face{Colour: referee.Blue, Number: 3}, referee.Face{Colour: referee.Blue, Number: 5}
+	for _, c := range []struct {
+		name     string
+		lostTop  referee.Face
+		dx       float64 // the lost pile's centre from the find's
+		seenNow  bool    // the lost pile was found in this frame too
+		find     referee.Face
+		adopted  bool
+		wantObs  int
+		wantKind referee.Kind
+	}{
+		{"13 px aside, lost for 30 frames", blue3, -13, false, blue5, true, 1, referee.ObsPileShows},
+		{"its own top read again", blue3, -13, false, blue3, true, 0, ""},
+		{"found in this frame: another pile", blue3, -13, true, blue5, false, 1, referee.ObsPileNew},
+		{"another colour", referee.Face{Colour: referee.Red, Number: 3}, -13, false, blue5, false, 1, referee.ObsPileNew},
+		{"above the card", referee.Face{Colour: referee.Blue, Number: 7}, -13, false, blue5, false, 1, referee.ObsPileNew},
+		{"a card width away", blue3, -29, false, blue5, false, 1, referee.ObsPileNew},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70, nextID: 14}
+			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
+			q := Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}
+			lost := &pile{id: 14, x: 24 + c.dx, y: 32, quad: q, whole: q, committed: c.lostTop, cand: c.lostTop, seen: 40}
+			if c.seenNow {
+				lost.seen = p.frame
+			}
+			// Found on bare table two frames after it was bare: strict.
+			find := &pile{x: 24, y: 32, quad: q, cand: c.find, candN: 6, candConf: 0.95, born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
+			p.piles = []*pile{lost, find}
+			obs := p.decide(gocv.Mat{}, 1000)
+			if len(obs) != c.wantObs || c.wantObs > 0 && (obs[0].Kind != c.wantKind || *obs[0].Card != c.find) {
+				t.Fatalf("got %+v, want %d observations, the first a %s of %v", obs, c.wantObs, c.wantKind, c.find)
+			}
+			if c.adopted {
+				if len(p.piles) != 1 || p.piles[0] != lost || obs != nil && obs[0].Pile != 14 || lost.committed != c.find || lost.x != 24 || lost.seen != 69 {
+					t.Errorf("the lost pile did not take the find's place: piles %d, pile %+v", len(p.piles), lost)
+				}
+			} else if len(p.piles) != 2 || obs[0].Pile != 15 {
+				t.Errorf("want a second pile, 15: piles %d, %+v", len(p.piles), obs)
+			}
+		})
+	}
+}

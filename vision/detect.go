@@ -87,10 +87,17 @@ func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
 }
 
 func findCardsOffTable(img, bg gocv.Mat, p DetectParams, fit bool) []Quad {
+	return findCardsOnPlainTable(img, bg, nil, p, fit)
+}
+
+// findCardsOnPlainTable is findCardsOffTable where plain (8-bit, img's
+// size, or nil) marks the table without texture to show: there a card
+// also stands out from the table by its hue alone (see hueDiffMask).
+func findCardsOnPlainTable(img, bg gocv.Mat, plain *gocv.Mat, p DetectParams, fit bool) []Quad {
 	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
 		return FindCards(img, p)
 	}
-	edges, fg := offTableEdges(img, bg)
+	edges, fg := offTableEdges(img, bg, plain)
 	defer edges.Close()
 	defer fg.Close()
 	found := cardsInEdges(edges, p)
@@ -105,10 +112,11 @@ func findCardsOffTable(img, bg gocv.Mat, p DetectParams, fit bool) []Quad {
 }
 
 // offTableEdges is the edge map of img near what differs from the empty
-// table bg, with the outline of that difference, and the difference mask.
-func offTableEdges(img, bg gocv.Mat) (edges, fg gocv.Mat) {
+// table bg, with the outline of that difference, and the difference mask
+// (plain: see findCardsOnPlainTable).
+func offTableEdges(img, bg gocv.Mat, plain *gocv.Mat) (edges, fg gocv.Mat) {
 	edges = cardEdges(img)
-	fg = tableForeground(img, bg)
+	fg = tableForeground(img, bg, plain)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	near := gocv.NewMat()
@@ -151,9 +159,15 @@ func dedupQuads(qs, kept []Quad) []Quad {
 
 // tableForeground is the mask (255) of pixels of img that differ from the
 // empty table bg: the largest difference over the colour channels, so that
-// a card whose brightness is the table's still differs in hue.
-func tableForeground(img, bg gocv.Mat) gocv.Mat {
+// a card whose brightness is the table's still differs in hue; and where
+// plain (8-bit, or nil) marks the table plain, the pixels whose hue
+// differs from the table's (hueDiffMask).
+func tableForeground(img, bg gocv.Mat, plain *gocv.Mat) gocv.Mat {
 	m := channelDiffMask(img, bg, fgThreshold)
+	if h, ok := hueDiffMask(img, bg, plain, hueThreshold); ok {
+		gocv.BitwiseOr(m, h, &m)
+		h.Close()
+	}
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
 	defer k.Close()
 	gocv.MorphologyEx(m, &m, gocv.MorphOpen, k)
@@ -188,6 +202,62 @@ func channelDiffMask(img, bg gocv.Mat, thresh float32) gocv.Mat {
 // levels of one channel, of a pixel that is not table (noise, light
 // drift and soft shadows stay below it).
 const fgThreshold = 40
+
+// hueThreshold is the least difference from the empty table, in 8-bit
+// levels, across the table's colour (see hueDiffMask), of a pixel of
+// plain table that is not table. A green card on green felt differs by
+// 41 (its channels by -22, +33 and -14, under fgThreshold; 12 players
+// seed 14: its green piles went unfound for most of the round, and two
+// fouls on them uncalled); at 24, on the wood and linen tables whose
+// grain varies in hue, more piles were lost than found, hence plain
+// tables only.
+const hueThreshold = 32
+
+// hueDiffMask is the mask (255) of the pixels of img, where plain (8-bit,
+// img's size) is not zero, whose colour differs from the empty table bg's
+// by more than thresh levels across bg's colour: the part of the
+// difference that no change of brightness (a shadow, a drift of the
+// light) makes. It reports false, and no mask, when plain is nil or
+// does not fit.
+func hueDiffMask(img, bg gocv.Mat, plain *gocv.Mat, thresh float64) (gocv.Mat, bool) {
+	w, h := img.Cols(), img.Rows()
+	if plain == nil || plain.Empty() || plain.Cols() != w || plain.Rows() != h || plain.Type() != gocv.MatTypeCV8U ||
+		img.Type() != gocv.MatTypeCV8UC3 || bg.Type() != gocv.MatTypeCV8UC3 ||
+		!img.IsContinuous() || !bg.IsContinuous() || !plain.IsContinuous() {
+		return gocv.Mat{}, false
+	}
+	a, err1 := img.DataPtrUint8()
+	b, err2 := bg.DataPtrUint8()
+	pl, err3 := plain.DataPtrUint8()
+	if err1 != nil || err2 != nil || err3 != nil {
+		return gocv.Mat{}, false
+	}
+	m := gocv.Zeros(h, w, gocv.MatTypeCV8U)
+	o, err := m.DataPtrUint8()
+	if err != nil {
+		m.Close()
+		return gocv.Mat{}, false
+	}
+	// The part of d = img-bg across b = bg+1 (black has a direction too)
+	// is |d×b|/|b|; in integers, and only where |d| itself could pass.
+	t2 := int64(thresh * thresh)
+	for i, isPlain := range pl {
+		if isPlain == 0 {
+			continue
+		}
+		j := 3 * i
+		d0, d1, d2 := int64(a[j])-int64(b[j]), int64(a[j+1])-int64(b[j+1]), int64(a[j+2])-int64(b[j+2])
+		if d0*d0+d1*d1+d2*d2 <= t2 {
+			continue
+		}
+		b0, b1, b2 := int64(b[j])+1, int64(b[j+1])+1, int64(b[j+2])+1
+		c0, c1, c2 := d1*b2-d2*b1, d2*b0-d0*b2, d0*b1-d1*b0
+		if c0*c0+c1*c1+c2*c2 > t2*(b0*b0+b1*b1+b2*b2) {
+			o[i] = 255
+		}
+	}
+	return m, true
+}
 
 // cardEdges is the dilated edge map of img: edges in brightness and in
 // saturation (brightness alone misses yellow on white).

@@ -158,3 +158,70 @@ func TestFindCardsOffTable_RenderedPileWithItsTopAskew(t *testing.T) {
 	}
 	t.Errorf("the pile at 48,34 not found; found %v", got)
 }
+
+// A green 1 on green felt (12 players seed 14, cut from the rectified
+// centre with the empty table relit under it): its channels differ from
+// the felt's by -22, +33 and -14 levels, under fgThreshold, so that only
+// its white print stands out; across the felt's colour it differs by
+// about 41 (hueDiffMask), and where the table is plain that finds it.
+func TestFindCardsOnPlainTable_GreenCardOnGreenFelt(t *testing.T) {
+	img, bg := cutWithTable(t, "green-on-felt")
+	tex := newTableTexture(bg)
+	defer tex.Close()
+	at := func(qs []Quad) bool {
+		for _, q := range qs {
+			if x, y := q.Centre(); math.Hypot(x-45, y-35) < 8 {
+				return true
+			}
+		}
+		return false
+	}
+	if at(findCardsOnPlainTable(img, bg, nil, cardParams(), true)) {
+		t.Fatal("found by brightness and channels alone: the cut no longer shows a card the felt's colour")
+	}
+	if got := findCardsOnPlainTable(img, bg, &tex.plain, cardParams(), true); !at(got) {
+		t.Errorf("the green 1 at 45,35 not found on plain felt; found %v", got)
+	}
+}
+
+// hueDiffMask marks what no change of light makes: the felt shaded to 60%
+// or lit to 130% is not marked, the green card on it is.
+func TestHueDiffMask_ShadeIsNotHue(t *testing.T) {
+	img, bg := cutWithTable(t, "green-on-felt")
+	plain := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(255, 0, 0, 0), bg.Rows(), bg.Cols(), gocv.MatTypeCV8U)
+	defer plain.Close()
+	share := func(m gocv.Mat, r image.Rectangle) float64 {
+		reg := m.Region(r)
+		defer reg.Close()
+		return float64(gocv.CountNonZero(reg)) / float64(r.Dx()*r.Dy())
+	}
+	for _, gain := range []float64{0.6, 1.3} {
+		lit := gocv.NewMat()
+		bg.ConvertToWithParams(&lit, gocv.MatTypeCV8UC3, float32(gain), 0)
+		m, ok := hueDiffMask(lit, bg, &plain, hueThreshold)
+		lit.Close()
+		if !ok {
+			t.Fatal("no mask")
+		}
+		s := share(m, image.Rect(0, 0, bg.Cols(), bg.Rows()))
+		t.Logf("felt lit %.0f%%: %.2f%% marked", 100*gain, 100*s)
+		if s > 0.01 {
+			t.Errorf("felt lit %.0f%%: %.1f%% of it marked as differing in hue", 100*gain, 100*s)
+		}
+		m.Close()
+	}
+	m, ok := hueDiffMask(img, bg, &plain, hueThreshold)
+	if !ok {
+		t.Fatal("no mask")
+	}
+	defer m.Close()
+	// The card's face between its numerals (print and balls are white).
+	s := share(m, image.Rect(38, 28, 52, 42))
+	t.Logf("card face: %.0f%% marked", 100*s)
+	if s < 0.5 {
+		t.Errorf("only %.0f%% of the green card's face marked", 100*s)
+	}
+	if _, ok := hueDiffMask(img, bg, nil, hueThreshold); ok {
+		t.Error("a mask without a plain table")
+	}
+}

@@ -67,7 +67,7 @@ func TestTableForeground(t *testing.T) {
 	img := bg.Clone()
 	defer img.Close()
 	drawCard(&img, 60, 60, 0, color.RGBA{30, 200, 225, 0})
-	fg := tableForeground(img, bg)
+	fg := tableForeground(img, bg, nil)
 	defer fg.Close()
 	if v := fg.GetUCharAt(60, 60); v != 255 {
 		t.Errorf("card centre: %d, want 255", v)

@@ -70,7 +70,7 @@ func countTruth(tr []scene.CardTruth) (centre, stack map[string]int) {
 // cutWithTable reads a fixture cut from a rendered frame,
 // testdata/NAME.png, and the empty table under it, testdata/NAME-table.png;
 // both are closed when the test ends.
-func cutWithTable(t *testing.T, name string) (img, table gocv.Mat) {
+func cutWithTable(t testing.TB, name string) (img, table gocv.Mat) {
 	t.Helper()
 	img = gocv.IMRead("testdata/"+name+".png", gocv.IMReadColor)
 	table = gocv.IMRead("testdata/"+name+"-table.png", gocv.IMReadColor)

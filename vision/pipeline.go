@@ -447,20 +447,23 @@ func (p *Pipeline) findCards() []Quad {
 		// a drift of light shows a checked cloth's squares beside a card as
 		// foreground, and the outline fitted there takes in cloth and half
 		// the card.
-		return p.findCardsAgainst(p.bareBg)
+		// Where it is plain, a card its colour also stands out by hue.
+		var plain *gocv.Mat
+		if p.bareTex != nil {
+			plain = &p.bareTex.plain
+		}
+		return p.findCardsAgainst(p.bareBg, plain)
 	}
 	bgc := p.bg.Region(r) // until the first relight
 	defer bgc.Close()
-	return p.findCardsAgainst(bgc)
+	return p.findCardsAgainst(bgc, nil)
 }
 
 // findCardsAgainst finds the cards in the rectified centre against the
-// empty table's picture table, of the same size.
-func (p *Pipeline) findCardsAgainst(table gocv.Mat) []Quad {
-	if !p.cfg.FitPiles {
-		return p.inCentre(FindCardsOffTable(p.rect, table, cardParams()))
-	}
-	return p.inCentre(FindCardsOnTable(p.rect, table, cardParams()))
+// empty table's picture table, of the same size, and where plain (or
+// nil) marks it plain, by hue too (see findCardsOnPlainTable).
+func (p *Pipeline) findCardsAgainst(table gocv.Mat, plain *gocv.Mat) []Quad {
+	return p.inCentre(findCardsOnPlainTable(p.rect, table, plain, cardParams(), p.cfg.FitPiles))
 }
 
 // inCentre keeps the cards whose centre lies in the calibrated centre
@@ -571,6 +574,10 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	var obs []referee.Observation
 	switch p.phase {
 	case referee.PhasePlaying:
+		var adopted []*pile // finds that turned out to be lost piles (see lostPileUnder)
+		defer func() {
+			p.piles = slices.DeleteFunc(p.piles, func(pl *pile) bool { return slices.Contains(adopted, pl) })
+		}()
 		// The stop: no pile shows its face any more (the piles were
 		// turned over and spread to be sorted by owner), and the centre
 		// is still. Stillness is required: hands over the piles also hide
@@ -625,7 +632,19 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				continue
 			}
 			f := pl.cand
-			if pl.id == 0 {
+			if lost := p.lostPileUnder(pl, f); lost != nil {
+				// Not a new pile: the card lies on a pile the tracker
+				// lost, which takes this find's place.
+				lost.x, lost.y, lost.quad, lost.seen = pl.x, pl.y, pl.quad, pl.seen
+				lost.sig, lost.reading, lost.hasRead, lost.back = pl.sig, pl.reading, pl.hasRead, pl.back
+				lost.cand, lost.candN, lost.candConf, lost.candWhole = pl.cand, pl.candN, pl.candConf, pl.candWhole
+				lost.laterSeen = [11]int{}
+				adopted = append(adopted, pl)
+				pl = lost
+				if f != pl.committed {
+					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
+				}
+			} else if pl.id == 0 {
 				p.nextID++
 				pl.id = p.nextID
 				first := f
@@ -686,6 +705,35 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 	}
 	return obs
 }
+
+// lostPileUnder returns the committed pile that a find never committed,
+// pl, about to commit f, lies on: one of f's colour, not above it, not found
+// in this frame, whose centre is less than lostPileReach from pl's. Cards
+// of two piles do not lie that close; outlines that take in a touching
+// neighbour draw a pile's tracked centre aside, past the reach of the
+// finds of its own card (12 players seed 18: 13 px), and that card,
+// found where it truly lies, started a second pile on it, whose first card
+// (a 5) was called a bad start (C6).
+func (p *Pipeline) lostPileUnder(pl *pile, f referee.Face) *pile {
+	if pl.id != 0 {
+		return nil
+	}
+	var best *pile
+	bd := lostPileReach * calibration.CardWMM * WorkPxPerMM
+	for _, q := range p.piles {
+		if q.id == 0 || q.seen == p.frame || q.committed.Colour != f.Colour || q.committed.Number > f.Number {
+			continue
+		}
+		if d := math.Hypot(q.x-pl.x, q.y-pl.y); d < bd {
+			best, bd = q, d
+		}
+	}
+	return best
+}
+
+// lostPileReach is how close, in card widths, a find's centre must lie to
+// a lost pile's for lostPileUnder.
+const lostPileReach = 0.6
 
 // badFirst finds a bad start (C6) under a pile's first committed card f:
 // a lower card of f's colour, not a 1, read sure at least badFirstReads

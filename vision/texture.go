@@ -17,6 +17,7 @@ type tableTexture struct {
 	hp       gocv.Mat // high-passed grey of the empty table, float32
 	energy   gocv.Mat // box mean of hp², float32
 	textured gocv.Mat // 8-bit mask: where the table has texture to compare
+	plain    gocv.Mat // its inverse: where it has none (felt, laminate)
 }
 
 const (
@@ -40,11 +41,12 @@ const (
 
 // newTableTexture measures the texture of bg (8-bit BGR, the empty table).
 func newTableTexture(bg gocv.Mat) *tableTexture {
-	t := &tableTexture{hp: highPass(bg), energy: gocv.NewMat(), textured: gocv.NewMat()}
+	t := &tableTexture{hp: highPass(bg), energy: gocv.NewMat(), textured: gocv.NewMat(), plain: gocv.NewMat()}
 	gocv.Multiply(t.hp, t.hp, &t.energy)
 	gocv.Blur(t.energy, &t.energy, image.Pt(textureWindow, textureWindow))
 	gocv.Threshold(t.energy, &t.textured, minTextureEnergy, 255, gocv.ThresholdBinary)
 	t.textured.ConvertTo(&t.textured, gocv.MatTypeCV8U)
+	gocv.BitwiseNot(t.textured, &t.plain)
 	return t
 }
 
@@ -52,6 +54,7 @@ func (t *tableTexture) Close() {
 	t.hp.Close()
 	t.energy.Close()
 	t.textured.Close()
+	t.plain.Close()
 }
 
 // hidden returns the mask (8-bit, 255) of the pixels of img (the same size
