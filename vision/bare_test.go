@@ -569,3 +569,61 @@ func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
 		})
 	}
 }
+
+// C13, C7: the piles turned over and spread for the count from one frame
+// to the next (8 players seed 22): of 17 open piles one is still found,
+// and a spread back over it reads as a red 1, sure. That is no foul on
+// its blue 4, and it does not hide the stop; with most piles still found
+// (hands over the rest) the same reading is a foul.
+func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
+	blue4, red1 := referee.Face{Colour: referee.Blue, Number: 4}, referee.Face{Colour: referee.Red, Number: 1}
+	for _, c := range []struct {
+		name     string
+		found    int // open piles found in each frame, besides the misread one
+		lag      int // frames since the misread pile was found (1: no re-check crops, which need a camera frame)
+		wantFoul bool
+		wantStop bool
+	}{
+		{"1 of 17 found: turned over", 0, 0, false, true},
+		{"12 of 17 found: hands over the rest", 11, 1, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
+			var others []*pile
+			for i := range 16 {
+				pl := &pile{id: i + 1, committed: blue4, reading: facePrediction(blue4), hasRead: true}
+				p.piles = append(p.piles, pl)
+				others = append(others, pl)
+			}
+			q := Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}
+			misread := &pile{id: 17, committed: blue4, reading: facePrediction(red1), hasRead: true, quad: q, whole: q, area: quadArea(q)}
+			p.piles = append(p.piles, misread)
+			p.cardArea = quadArea(q)
+			var fouls int
+			for range 3 * p.cfg.StopFrames {
+				p.frame++
+				misread.seen = p.frame - c.lag
+				for _, pl := range others[:c.found] {
+					pl.seen = p.frame
+				}
+				// The pile's vote, as Process casts it, read sure.
+				p.vote(misread)
+				misread.candConf = 1
+				for _, o := range p.decide(gocv.Mat{}, int64(p.frame)*33) {
+					if o.Kind == referee.ObsPileShows && *o.Card == red1 {
+						fouls++
+					}
+				}
+				if p.phase != referee.PhasePlaying {
+					break
+				}
+			}
+			if got := fouls > 0; got != c.wantFoul {
+				t.Errorf("red 1 on the blue 4 committed %d times, want a foul %v", fouls, c.wantFoul)
+			}
+			if stopped := p.phase == referee.PhaseCounting; stopped != c.wantStop {
+				t.Errorf("phase %v, want the stop %v", p.phase, c.wantStop)
+			}
+		})
+	}
+}
