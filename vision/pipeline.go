@@ -506,7 +506,7 @@ func (p *Pipeline) vote(pl *pile) {
 			pl.sureReads[f]++
 		}
 	}
-	next := pl.id > 0 && f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
+	next := pl.id > 0 && isNext(pl.committed, f)
 	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number {
 		pl.laterSeen[f.Number]++
 	}
@@ -601,7 +601,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				continue
 			}
 			found++
-			if f := pl.reading.Face(); p.showsFace(pl) && (f == pl.committed || f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1) {
+			if f := pl.reading.Face(); p.showsFace(pl) && (f == pl.committed || isNext(pl.committed, f)) {
 				visible++
 			}
 		}
@@ -912,7 +912,14 @@ func (p *Pipeline) expected(pl *pile) bool {
 	if pl.id == 0 {
 		return f.Number == 1
 	}
-	return f.Colour == pl.committed.Colour && f.Number == pl.committed.Number+1
+	return isNext(pl.committed, f)
+}
+
+// isNext reports whether f is the card that legally follows top on its
+// pile (C7): referee.CheckPlace without the violation it builds, since
+// this runs for every pile every frame.
+func isNext(top, f referee.Face) bool {
+	return f.Colour == top.Colour && f.Number == top.Number+1
 }
 
 // stillFor counts the frames on from the stop's StopFrames still ones and
