@@ -32,6 +32,11 @@
 // graph run side by side, whose gradients are summed into one step; and
 // gorgonia's matrix products go to the AVX2 kernel of the fast path
 // (graphBLAS). Together they make a step 2.5 times quicker on 2 cores.
+// Each conv block after its convolution product (batch norm, scale and
+// shift, ReLU, max pool) is one op, blockOp, with gorgonia's arithmetic and
+// order of summation, where gorgonia's ops cloned, transposed, broadcast
+// and walked a dozen full-size tensors: the same weights bit for bit, in
+// less time a step.
 //
 // Both inference paths read every crop twice, as it is and turned half a
 // turn, and average the readings: a Ligretto card reads the same either

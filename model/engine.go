@@ -11,7 +11,8 @@ var vmEngine tensor.Engine = fastEngine{}
 
 // fastEngine is gorgonia's CPU engine with a quicker Transpose for the
 // float32 tensors of up to four dimensions this network moves about
-// (every convolution ends in one, and the backward pass in another).
+// (G.Conv2d ends in one, and its backward pass in another: the blocks
+// built from gorgonia's ops that the tests compare blockOp with).
 // gorgonia's walks a generic iterator a value at a time; this is the same
 // data movement in nested loops, so the results are the same bits.
 type fastEngine struct {

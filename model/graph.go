@@ -19,7 +19,7 @@ type net struct {
 	// have no node (nil) and live in the batch-norm ops.
 	nodes []*G.Node
 	specs []tensorSpec
-	bn    []*G.BatchNormOp // one per conv block
+	bn    []batchNorm // one per conv block
 
 	side, colour, number *G.Node // logits (N,k)
 	emb                  *G.Node // embedding before normalisation (N,D)
@@ -30,6 +30,13 @@ type net struct {
 	// computed: a tape machine reuses registers, so a node's own value may
 	// be overwritten later in the same run.
 	sideV, colourV, numberV, embV, backV G.Value
+}
+
+// batchNorm is a conv block's batch norm: gorgonia's BatchNormOp or a
+// blockOp's state.
+type batchNorm interface {
+	Stats() (mean, variance tensor.Tensor)
+	SetStats(mean, variance tensor.Tensor) error
 }
 
 func denseOf(shape []int, data []float32) *tensor.Dense {
@@ -71,6 +78,17 @@ func buildNet(w *Weights, batch int, training bool) (n *net, err error) {
 	h := n.x
 	for i := range cfg.Channels {
 		p := fmt.Sprintf("conv%d.", i)
+		if fusedBlocks {
+			if h, err = convProduct(h, node(p+"w")); err != nil {
+				return nil, fmt.Errorf("conv %d: %w", i, err)
+			}
+			var st *blockState
+			if h, st, err = convBlock(h, node(p+"gamma"), node(p+"beta"), cfg.BNMomentum, cfg.BNEpsilon); err != nil {
+				return nil, fmt.Errorf("block %d: %w", i, err)
+			}
+			n.bn = append(n.bn, st)
+			continue
+		}
 		if h, err = G.Conv2d(h, node(p+"w"), tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}); err != nil {
 			return nil, fmt.Errorf("conv %d: %w", i, err)
 		}
