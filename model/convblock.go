@@ -24,7 +24,7 @@ var fusedBlocks = true
 // and sums each channel in goroutines, then broadcasts: γ and β repeated to
 // the full shape, a product, a sum, a mask, a second product, the pool, and
 // as many again backwards, each a full-size tensor allocated and walked.
-// That was half a training step.
+// That was about half of a training step.
 //
 // blockOp takes the product's (N,H,W,C) result as it is and does the rest in
 // three walks forward and four back, with gorgonia's arithmetic: the same
@@ -57,7 +57,7 @@ type blockState struct {
 	training          bool
 
 	runningMean, runningVar *tensor.Dense // (C)
-	sum, sqSum              []float32     // the batch's mean and its sum of squared deviations
+	batchMean, sqDev        []float32     // the batch's mean, and its sum of squared deviations (not divided)
 	alpha, beta             []float32     // x̂ = x·alpha + beta
 
 	xhat   []float32 // (N,H,W,C)
@@ -73,8 +73,8 @@ func convBlock(nhwc, gamma, beta *G.Node, momentum, epsilon float64) (*G.Node, *
 		training:    true,
 		runningMean: tensor.New(tensor.WithShape(c), tensor.Of(tensor.Float32)),
 		runningVar:  tensor.New(tensor.WithShape(c), tensor.Of(tensor.Float32)),
-		sum:         make([]float32, c),
-		sqSum:       make([]float32, c),
+		batchMean:   make([]float32, c),
+		sqDev:       make([]float32, c),
 		alpha:       make([]float32, c),
 		beta:        make([]float32, c),
 	}
@@ -240,7 +240,7 @@ func (op blockOp) check(inputs []G.Value) ([][]float32, tensor.Shape, error) {
 		switch s := d.Shape(); i {
 		case 0:
 			xs = s
-			if s[1]%2 != 0 || s[2]%2 != 0 || s.TotalSize() == 0 || s[3] != len(op.st.sum) {
+			if s[1]%2 != 0 || s[2]%2 != 0 || s.TotalSize() == 0 || s[3] != len(op.st.batchMean) {
 				return nil, nil, fmt.Errorf("%v: x of shape %v does not fit", op, s)
 			}
 		case 1, 2:
@@ -278,7 +278,7 @@ func (op blockOp) forward(x, gamma, beta []float32, shape tensor.Shape, out []fl
 	if st.training {
 		// gorgonia: saveMean[c] += x over samples then positions, divided
 		// by n; saveVar[c] += (x - mean)², not divided.
-		mean, sq := st.sum, st.sqSum
+		mean, sq := st.batchMean, st.sqDev
 		clear(mean)
 		clear(sq)
 		for p := range n {
@@ -437,7 +437,7 @@ func (op blockOp) backward(x, gamma, beta, gp []float32, shape tensor.Shape, out
 			dy[o] = float32(du[o] * gamma[o%C])
 		}
 		sum, dot := make([]float32, C), make([]float32, C)
-		mean := st.sum
+		mean := st.batchMean
 		for s := range N {
 			for ph := range PH {
 				for r := range 2 { // the window's top row, then its bottom row
@@ -456,7 +456,7 @@ func (op blockOp) backward(x, gamma, beta, gp []float32, shape tensor.Shape, out
 		n := float32(N * H * W)
 		invstd, kk, gradMean, zero := make([]float32, C), make([]float32, C), make([]float32, C), make([]float32, C)
 		for c := range C {
-			invstd[c] = 1 / math32.Sqrt(st.sqSum[c]/n+float32(st.epsilon))
+			invstd[c] = 1 / math32.Sqrt(st.sqDev[c]/n+float32(st.epsilon))
 			kk[c] = float32(float32(dot[c]*invstd[c])*invstd[c]) / n
 			gradMean[c] = sum[c] / n
 			zero[c] = float32(math.Copysign(0, float64(gamma[c])))
