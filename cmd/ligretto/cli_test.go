@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"ligretto/model/training"
 	"ligretto/referee"
 	"ligretto/referee/sim"
 )
@@ -154,6 +155,45 @@ func TestModelEval_JSON(t *testing.T) {
 	}
 	if code, _, _ := runCLI("model", "eval", "--weights", "/nonexistent.weights"); code != 1 {
 		t.Errorf("a missing weights file: exit %d", code)
+	}
+}
+
+// model eval --seeds scores each seed of a list on its own and sums them
+// up; --faces-only leaves the back figures out; a list that is no list of
+// seeds is refused before anything is rendered.
+func TestModelEval_SeedsFacesOnly(t *testing.T) {
+	code, stdout, stderr := runCLI("model", "eval", "--seeds", "3-4,9", "--n", "64", "--faces-only", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Summary training.Summary
+		Reports []map[string]any
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Reports) != 3 || out.Summary.Seeds != 3 || out.Summary.BackSeeds != 0 {
+		t.Fatalf("%d reports, summary %+v: want 3 seeds, no backs", len(out.Reports), out.Summary)
+	}
+	faces := 0
+	for i, want := range []float64{3, 4, 9} {
+		r := out.Reports[i]
+		if r["seed"] != want {
+			t.Errorf("report %d is of seed %v, want %v", i, r["seed"], want)
+		}
+		if _, ok := r["back_unseen"]; ok {
+			t.Errorf("seed %v: a back figure with --faces-only", want)
+		}
+		faces += int(r["faces"].(float64))
+	}
+	if out.Summary.Faces != faces || faces < 90 {
+		t.Errorf("summary of %d faces, the reports' %d (want about 96)", out.Summary.Faces, faces)
+	}
+	for _, bad := range []string{"5-3", "x", "1-5000", "7,"} {
+		if code, _, stderr := runCLI("model", "eval", "--seeds", bad, "--n", "64"); code == 0 || !strings.Contains(stderr, "--seeds") {
+			t.Errorf("--seeds %q: exit %d, %q", bad, code, stderr)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"ligretto/model"
 	"ligretto/model/training"
@@ -15,7 +17,7 @@ func init() {
 
 func runModel(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos") {
-		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S --n N [--json] [--weights FILE] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE]")
+		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -24,9 +26,11 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if args[0] == "photos" {
 		return runModelPhotos(args[1:], stdout, stderr)
 	}
-	fs := newFlags("model eval", "--seed S --n N [--json] [--weights FILE] [--gorgonia]", stderr)
+	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--gorgonia]", stderr)
 	seed := fs.Uint64("seed", 7, "seed of the fresh crops (training used --seed and --seed+1000003)")
-	n := fs.Int("n", 10000, "crops to render and classify")
+	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
+	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
+	facesOnly := fs.Bool("faces-only", false, "score the faces alone (the same faces, about 20 times sooner; no back figures)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	weights := fs.String("weights", "", "weights file (default: the embedded weights)")
 	useGorgonia := fs.Bool("gorgonia", false, "classify with the gorgonia graph instead of the fast path")
@@ -36,25 +40,108 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if *n < 2 {
 		return fmt.Errorf("--n %d: evaluate at least 2 crops", *n)
 	}
+	seeds := []uint64{*seed}
+	if *seedList != "" {
+		var err error
+		if seeds, err = parseSeeds(*seedList); err != nil {
+			return fmt.Errorf("--seeds: %w", err)
+		}
+	}
 	w, p, err := predictor(*weights, *useGorgonia)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	bar := newProgress(stderr, "eval", *n)
-	rep, err := training.Evaluate(p, w.Config, *seed, *n, func(done, total int) { bar.update(done, "") })
-	bar.done()
-	if err != nil {
-		return err
+	evaluate := training.Evaluate
+	if *facesOnly {
+		evaluate = training.EvaluateFaces
 	}
+	var reps []training.Report
+	for _, s := range seeds {
+		bar := newProgress(stderr, fmt.Sprintf("eval seed %d", s), *n)
+		rep, err := evaluate(p, w.Config, s, *n, func(done, total int) { bar.update(done, "") })
+		bar.done()
+		if err != nil {
+			return fmt.Errorf("seed %d: %w", s, err)
+		}
+		reps = append(reps, rep)
+		if !*asJSON {
+			printReport(stdout, s, rep)
+		}
+	}
+	if *seedList == "" {
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(reportJSON(seeds[0], reps[0]))
+		}
+		return nil
+	}
+	sum := training.Summarise(reps)
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"n": rep.N, "seed": *seed, "side": rep.Side, "colour": rep.Colour,
-			"number": rep.Number, "card": rep.Card, "illegible": rep.Illegible, "back": rep.Back, "back_unseen": rep.BackUnseen})
+		out := map[string]any{"summary": sum}
+		var rs []map[string]any
+		for i, r := range reps {
+			rs = append(rs, reportJSON(seeds[i], r))
+		}
+		out["reports"] = rs
+		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "%d crops (seed %d): side %.4f  colour %.4f  number %.4f  card %.4f (%d faces with both numerals hidden not scored)  back %.4f  back (unseen designs) %.4f\n",
-		rep.N, *seed, rep.Side, rep.Colour, rep.Number, rep.Card, rep.Illegible, rep.Back, rep.BackUnseen)
+	fmt.Fprintf(stdout, "%d seeds: card %.5f (%d errors in %d faces), worst seed %.4f, %d seed(s) under %.1f%%; side under %.1f%% on %d\n",
+		sum.Seeds, sum.Card, sum.CardErrors, sum.Faces, sum.WorstCard, sum.CardUnder, 100*training.CardTarget, 100*training.SideTarget, sum.SideUnder)
+	if sum.BackSeeds > 0 {
+		fmt.Fprintf(stdout, "backs: unseen designs mean %.4f, worst %.4f; %d seed(s) under %.1f%% (seen or unseen designs)\n",
+			sum.MeanUnseen, sum.WorstUnseen, sum.BackUnder, 100*training.BackTarget)
+	}
 	return nil
 }
+
+// reportJSON is one seed's report as model eval prints it; the back
+// figures only where backs were scored.
+func reportJSON(seed uint64, rep training.Report) map[string]any {
+	m := map[string]any{"n": rep.N, "seed": seed, "side": rep.Side, "colour": rep.Colour,
+		"number": rep.Number, "card": rep.Card, "illegible": rep.Illegible, "faces": rep.Faces, "card_errors": rep.CardErrors}
+	if rep.Backs > 0 {
+		m["back"], m["back_unseen"] = rep.Back, rep.BackUnseen
+	}
+	return m
+}
+
+func printReport(w io.Writer, seed uint64, rep training.Report) {
+	fmt.Fprintf(w, "%d crops (seed %d): side %.4f  colour %.4f  number %.4f  card %.5f (%d errors in %d faces; %d with both numerals hidden not scored)",
+		rep.N, seed, rep.Side, rep.Colour, rep.Number, rep.Card, rep.CardErrors, rep.Faces, rep.Illegible)
+	if rep.Backs > 0 {
+		fmt.Fprintf(w, "  back %.4f  back (unseen designs) %.4f", rep.Back, rep.BackUnseen)
+	}
+	fmt.Fprintln(w)
+}
+
+// parseSeeds reads a list of seeds and ranges: "2001-2040,7,99".
+func parseSeeds(s string) ([]uint64, error) {
+	var seeds []uint64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseUint(lo, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is no seed or range of seeds (want 7 or 2001-2040)", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a {
+				return nil, fmt.Errorf("%q is no range of seeds (want 2001-2040)", part)
+			}
+		}
+		if b-a >= maxEvalSeeds || len(seeds)+int(b-a) >= maxEvalSeeds {
+			return nil, fmt.Errorf("more than %d seeds", maxEvalSeeds)
+		}
+		for v := a; v <= b; v++ {
+			seeds = append(seeds, v)
+		}
+	}
+	return seeds, nil
+}
+
+// maxEvalSeeds bounds --seeds, so that a typo (1-100000) is an error, not a week's work.
+const maxEvalSeeds = 1000
 
 func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--weights FILE]", stderr)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"reflect"
 	"testing"
 
 	"ligretto/model"
@@ -205,5 +206,62 @@ func TestSetFaceShare_DrawsInProportion(t *testing.T) {
 	// 0.9 of n is well above the half the default draws, below all of them.
 	if faces < n*3/4 || faces == n {
 		t.Errorf("%d faces of %d samples with a share of 0.9", faces, n)
+	}
+}
+
+// EvaluateFaces scores the very faces Evaluate does (faces and backs come
+// from streams of their own): an untrained network's many errors must fall
+// on the same crops, to the confusion matrix.
+func TestEvaluateFaces_TheFacesOfEvaluate(t *testing.T) {
+	cfg := smallConfig()
+	w, err := model.NewWeights(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.NewFast(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	all, err := Evaluate(p, cfg, 11, 120, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faces, err := EvaluateFaces(p, cfg, 11, 120, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if faces.Backs != 0 || all.Backs != 60 || faces.Faces+faces.Illegible != 60 {
+		t.Fatalf("backs %d and %d, faces %d+%d illegible: want 0, 60 and 60 faces", faces.Backs, all.Backs, faces.Faces, faces.Illegible)
+	}
+	if faces.CardErrors == 0 {
+		t.Fatal("an untrained network read every card: the comparison proves nothing")
+	}
+	if faces.Colour != all.Colour || faces.Number != all.Number || faces.Card != all.Card || faces.CardErrors != all.CardErrors ||
+		faces.Faces != all.Faces || !reflect.DeepEqual(faces.ColourConfusion, all.ColourConfusion) || !reflect.DeepEqual(faces.NumberConfusion, all.NumberConfusion) {
+		t.Errorf("faces alone: %+v\nwith backs: %+v", faces, all)
+	}
+	if got := faces.SideConfusion[model.SideFace][0] + faces.SideConfusion[model.SideFace][1]; got != 60 {
+		t.Errorf("side scored on %d faces, want 60", got)
+	}
+}
+
+// Summarise counts the seeds under each target: card 4 errors in 4,995
+// passes (99.92%), 5 do not (99.8999%).
+func TestSummarise_CountsSeedsUnderTarget(t *testing.T) {
+	card := func(errs, faces int) Report {
+		return Report{Faces: faces, CardErrors: errs, Card: frac(faces-errs, faces), Side: 1, Backs: 100, Back: 1, BackUnseen: 0.999}
+	}
+	reps := []Report{card(4, 4995), card(5, 4995), card(0, 5000)}
+	reps[2].BackUnseen = 0.9918
+	s := Summarise(reps)
+	if s.Seeds != 3 || s.CardErrors != 9 || s.Faces != 14990 || s.CardUnder != 1 || s.BackUnder != 1 || s.SideUnder != 0 {
+		t.Errorf("%+v", s)
+	}
+	if s.WorstUnseen != 0.9918 || s.WorstCard != reps[1].Card {
+		t.Errorf("worst: %+v", s)
+	}
+	if faces := Summarise([]Report{{Faces: 10, Card: 1, Side: 1}}); faces.BackSeeds != 0 || faces.WorstUnseen != 0 || faces.BackUnder != 0 {
+		t.Errorf("faces alone: %+v", faces)
 	}
 }
