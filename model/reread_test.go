@@ -7,8 +7,8 @@ import (
 	cards "ligretto/vision/synth"
 )
 
-// Classify reads a face less than RereadBelow sure again from four views
-// moved a pixel and takes the mean of the five readings' colour and number
+// Classify reads a face less than RereadBelow sure again from twelve views
+// moved a pixel or two and takes the mean of the thirteen readings' colour and number
 // probabilities; a sure face or a back keeps its two-way reading exactly.
 // Half of the crops here are two faces of different colours blended, which
 // the network cannot be sure of.
@@ -64,7 +64,7 @@ func TestClassify_RereadsUnsureFacesOnly(t *testing.T) {
 			want[c] /= float32(len(views) + 1)
 		}
 		if d := maxAbsDiff(want[:], g.ColourProbs[:]); d > 1e-6 || g.Colour != argmax(want[:]) {
-			t.Errorf("crop %d, read %.3f sure: colour probabilities %v, want the mean of five readings %v", i, p.FaceConfidence(), g.ColourProbs, want)
+			t.Errorf("crop %d, read %.3f sure: colour probabilities %v, want the mean of thirteen readings %v", i, p.FaceConfidence(), g.ColourProbs, want)
 		}
 		if g.Side != p.Side || g.SideProbs != p.SideProbs || maxAbsDiff(g.Embedding, p.Embedding) != 0 {
 			t.Errorf("crop %d: side or embedding changed by the second reading", i)

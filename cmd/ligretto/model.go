@@ -85,7 +85,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		out["reports"] = rs
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "%d seeds: card %.5f (%d errors in %d faces), worst seed %.4f, %d seed(s) under %.1f%%; side under %.1f%% on %d\n",
+	fmt.Fprintf(stdout, "%d seeds: card %.5f (%d errors in %d faces), worst seed %.5f, %d seed(s) under %.1f%%; side under %.1f%% on %d\n",
 		sum.Seeds, sum.Card, sum.CardErrors, sum.Faces, sum.WorstCard, sum.CardUnder, 100*training.CardTarget, 100*training.SideTarget, sum.SideUnder)
 	if sum.BackSeeds > 0 {
 		fmt.Fprintf(stdout, "backs: unseen designs mean %.4f, worst %.4f; %d seed(s) under %.1f%% (seen or unseen designs)\n",

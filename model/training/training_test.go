@@ -98,9 +98,9 @@ func TestPhotoCrops_MapsClasses(t *testing.T) {
 	}
 }
 
-// TestEvaluate_Bookkeeping runs the real evaluation with an untrained
-// network: every count must add up, whatever the accuracy.
-func TestEvaluate_Bookkeeping(t *testing.T) {
+// untrained is the fast path over new, untrained weights of smallConfig.
+func untrained(t *testing.T) (model.Config, *model.Fast) {
+	t.Helper()
 	cfg := smallConfig()
 	w, err := model.NewWeights(cfg)
 	if err != nil {
@@ -110,7 +110,13 @@ func TestEvaluate_Bookkeeping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	return cfg, p
+}
+
+// TestEvaluate_Bookkeeping runs the real evaluation with an untrained
+// network: every count must add up, whatever the accuracy.
+func TestEvaluate_Bookkeeping(t *testing.T) {
+	cfg, p := untrained(t)
 	rep, err := Evaluate(p, cfg, 5, 100, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -213,16 +219,7 @@ func TestSetFaceShare_DrawsInProportion(t *testing.T) {
 // from streams of their own): an untrained network's many errors must fall
 // on the same crops, to the confusion matrix.
 func TestEvaluateFaces_TheFacesOfEvaluate(t *testing.T) {
-	cfg := smallConfig()
-	w, err := model.NewWeights(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.NewFast(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	cfg, p := untrained(t)
 	all, err := Evaluate(p, cfg, 11, 120, nil)
 	if err != nil {
 		t.Fatal(err)
