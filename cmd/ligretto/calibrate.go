@@ -26,7 +26,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 	corners := fs.String("corners", "", "table corners by hand, image pixels clockwise from top-left, instead of markers")
 	tableMM := fs.String("table-mm", "", "with --corners: the size WxH in mm of the rectangle they span (default: 1000 mm wide)")
 	markerMM := fs.Float64("marker-mm", calibration.DefaultMarkerMM, "side of the markers' black squares, in mm")
-	weights := fs.String("weights", "", "classifier weights (default: the embedded weights)")
+	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	f, err := calibrateFrom(*src, *players, *corners, *tableMM, *markerMM, *weights, stderr)
+	f, err := calibrateFrom(*src, *players, *corners, *tableMM, *markerMM, nets, stderr)
 	if err != nil {
 		return err
 	}
@@ -58,8 +58,8 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 }
 
 // calibrateFrom reads frames from src until every player is enrolled.
-func calibrateFrom(spec string, players int, corners, tableMM string, markerMM float64, weights string, progress io.Writer) (*calibration.File, error) {
-	w, pred, err := predictor(weights, false)
+func calibrateFrom(spec string, players int, corners, tableMM string, markerMM float64, nets networks, progress io.Writer) (*calibration.File, error) {
+	w, pred, err := predictor(nets, false)
 	if err != nil {
 		return nil, err
 	}

@@ -156,6 +156,22 @@ func TestModelEval_JSON(t *testing.T) {
 	if code, _, _ := runCLI("model", "eval", "--weights", "/nonexistent.weights"); code != 1 {
 		t.Errorf("a missing weights file: exit %d", code)
 	}
+	if code, _, stderr := runCLI("model", "eval", "--second", "/nonexistent.weights"); code != 1 || !strings.Contains(stderr, "second opinion") {
+		t.Errorf("a missing second weights file: exit %d, %q", code, stderr)
+	}
+	// A second network (the committed one again: any weights of the same
+	// crop size) is asked about unsure faces; a malformed file is refused.
+	second := filepath.Join("..", "..", "model", "weights", "card.weights")
+	if code, stdout, stderr := runCLI("model", "eval", "--seed", "99", "--n", "64", "--second", second, "--json"); code != 0 || !strings.Contains(stdout, `"card"`) {
+		t.Errorf("--second %s: exit %d, %q", second, code, stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.weights")
+	if err := os.WriteFile(bad, []byte("no weights"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI("model", "eval", "--n", "64", "--second", bad); code != 1 || !strings.Contains(stderr, "second opinion") {
+		t.Errorf("a corrupt second weights file: exit %d, %q", code, stderr)
+	}
 }
 
 // model eval --seeds scores each seed of a list on its own and sums them

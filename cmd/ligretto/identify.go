@@ -27,7 +27,7 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("identify", "[--json] [--annotate OUT.png] [--weights FILE] IMAGE...", stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per image")
 	annotate := fs.String("annotate", "", "write the image with the cards drawn on it (OUT-2.png, ... for further images)")
-	weights := fs.String("weights", "", "weights file (default: the embedded weights)")
+	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	w, pred, err := predictor(*weights, false)
+	w, pred, err := predictor(nets, false)
 	if err != nil {
 		return err
 	}

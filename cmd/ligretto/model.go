@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -32,7 +33,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
 	facesOnly := fs.Bool("faces-only", false, "score the faces alone (the same faces, about 20 times sooner; no back figures)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	weights := fs.String("weights", "", "weights file (default: the embedded weights)")
+	nets := networkFlags(fs)
 	useGorgonia := fs.Bool("gorgonia", false, "classify with the gorgonia graph instead of the fast path")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -47,7 +48,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--seeds: %w", err)
 		}
 	}
-	w, p, err := predictor(*weights, *useGorgonia)
+	w, p, err := predictor(nets, *useGorgonia)
 	if err != nil {
 		return err
 	}
@@ -148,11 +149,11 @@ func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "../shared/data/uno-photos", "folder of labelled photos (images/, labels/, data.yaml)")
 	all := fs.Bool("all", false, "score every photo, not only the held-out half")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	weights := fs.String("weights", "", "weights file (default: the embedded weights)")
+	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	w, p, err := predictor(*weights, false)
+	w, p, err := predictor(nets, false)
 	if err != nil {
 		return err
 	}
@@ -176,27 +177,65 @@ func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// predictor loads weights (the embedded ones when path is "") and makes a
-// classifier over them.
-func predictor(path string, useGorgonia bool) (*model.Weights, model.Predictor, error) {
-	var w *model.Weights
-	var err error
+// networks is the classifier's weights as the commands take them: the
+// network's, and optionally a second network's, asked about the faces the
+// first is unsure of (model.SecondOpinion).
+type networks struct{ weights, second *string }
+
+// networkFlags adds --weights and --second to fs.
+func networkFlags(fs *flag.FlagSet) networks {
+	return networks{
+		weights: fs.String("weights", "", "classifier weights (default: the embedded weights)"),
+		second:  fs.String("second", "", "weights of a second network, asked about the faces the first is unsure of (default: none)"),
+	}
+}
+
+// predictor loads the weights (the embedded ones by default) and makes a
+// classifier over them, with the second network's opinion on unsure faces
+// when --second names one. Side and back embeddings are always the first
+// network's.
+func predictor(n networks, useGorgonia bool) (*model.Weights, model.Predictor, error) {
+	w, err := loadWeights(*n.weights)
+	if err != nil {
+		return nil, nil, err
+	}
+	first, err := newPredictor(w, useGorgonia)
+	if err != nil {
+		return nil, nil, err
+	}
+	if *n.second == "" {
+		return w, first, nil
+	}
+	w2, err := model.LoadWeights(*n.second)
+	if err != nil {
+		first.Close()
+		return nil, nil, fmt.Errorf("second opinion: %w", err)
+	}
+	second, err := newPredictor(w2, useGorgonia)
+	if err != nil {
+		first.Close()
+		return nil, nil, fmt.Errorf("second opinion: %w", err)
+	}
+	pair, err := model.NewSecondOpinion(first, second, w.Config, w2.Config)
+	if err != nil {
+		first.Close()
+		second.Close()
+		return nil, nil, err
+	}
+	return w, pair, nil
+}
+
+// loadWeights reads the weights file at path, or the embedded ones when path is "".
+func loadWeights(path string) (*model.Weights, error) {
 	if path == "" {
-		w, err = model.Default()
-	} else {
-		w, err = model.LoadWeights(path)
+		return model.Default()
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var p model.Predictor
+	return model.LoadWeights(path)
+}
+
+func newPredictor(w *model.Weights, useGorgonia bool) (model.Predictor, error) {
 	if useGorgonia {
-		p, err = model.NewClassifier(w, 32)
-	} else {
-		p, err = model.NewFast(w)
+		return model.NewClassifier(w, 32)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, p, nil
+	return model.NewFast(w)
 }

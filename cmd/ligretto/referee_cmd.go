@@ -31,7 +31,7 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 	calPath := fs.String("calibration", "", "calibration file (default: calibrate from the start of the source, with --players)")
 	players := fs.Int("players", 0, "players, when calibrating from the source")
 	asJSON := fs.Bool("json", false, "print observations and verdicts as JSON lines, then the result")
-	weights := fs.String("weights", "", "classifier weights (default: the embedded weights)")
+	nets := networkFlags(fs)
 	logPath := fs.String("log", "", "also write the referee's event log (JSON lines, one write per entry) to this new file; `ligretto replay FILE` rebuilds the state from it")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -50,7 +50,7 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		defer lf.Close()
 		opts = append(opts, referee.WithLog(lf))
 	}
-	w, pred, err := predictor(*weights, false)
+	w, pred, err := predictor(nets, false)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,103 @@
+package model
+
+import (
+	"errors"
+	"testing"
+
+	"ligretto/referee"
+)
+
+// A SecondOpinion keeps First's reading of every back and sure face to the
+// bit, and gives a face First is unsure of the mean of both networks'
+// colour and number probabilities; side and embedding stay First's.
+func TestSecondOpinion_OnlyUnsureFacesAsked(t *testing.T) {
+	first, render := committedWithRenderer(t, 7)
+	cfg := first.Config()
+	second, err := NewFast(randomWeights(t, cfg, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := NewSecondOpinion(first, second, cfg, second.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crops []Crop
+	for k := range 40 {
+		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
+		b := render(referee.Face{Colour: referee.Colours[(k+1)%4], Number: 1 + (k+3)%10})
+		blend := make(Crop, len(a))
+		for i := range a {
+			blend[i] = (a[i] + b[i]) / 2 // two faces at once: First cannot be sure
+		}
+		crops = append(crops, a, blend)
+	}
+	for _, way := range []struct {
+		name          string
+		got, one, two func([]Crop) ([]Prediction, error)
+	}{
+		{"Classify", both.Classify, first.Classify, second.Classify},
+		{"ClassifyAsIs", both.ClassifyAsIs, first.ClassifyAsIs, second.ClassifyAsIs},
+	} {
+		got, err := way.got(crops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, _ := way.one(crops)
+		two, _ := way.two(crops)
+		sure, unsure := 0, 0
+		for i, p := range one {
+			g := got[i]
+			if g.Side != p.Side || g.SideProbs != p.SideProbs || maxAbsDiff(g.Embedding, p.Embedding) != 0 {
+				t.Errorf("%s crop %d: side or embedding not First's", way.name, i)
+			}
+			if p.Side != SideFace || p.FaceConfidence() >= RereadBelow {
+				sure++
+				if g.ColourProbs != p.ColourProbs || g.NumberProbs != p.NumberProbs {
+					t.Errorf("%s crop %d, %.3f sure: changed from %v to %v", way.name, i, p.FaceConfidence(), p.Face(), g.Face())
+				}
+				continue
+			}
+			unsure++
+			var want [NumNumbers]float32
+			for k := range want {
+				want[k] = (p.NumberProbs[k] + two[i].NumberProbs[k]) / 2
+			}
+			if d := maxAbsDiff(want[:], g.NumberProbs[:]); d > 1e-6 || g.Number != argmax(want[:])+1 {
+				t.Errorf("%s crop %d: number probabilities %v, want the mean of both networks' %v", way.name, i, g.NumberProbs, want)
+			}
+		}
+		if sure == 0 || unsure == 0 {
+			t.Fatalf("%s: %d sure and %d unsure faces: the test needs both", way.name, sure, unsure)
+		}
+	}
+}
+
+func TestSecondOpinion_RefusesAnotherCropSize(t *testing.T) {
+	cfg := DefaultConfig()
+	other := cfg
+	other.Width, other.Height = 16, 24
+	if _, err := NewSecondOpinion(nil, nil, cfg, other); !errors.Is(err, ErrShapeMismatch) {
+		t.Fatalf("err = %v, want ErrShapeMismatch", err)
+	}
+}
+
+// BenchmarkSecondOpinionRendered is BenchmarkClassifyFastRendered with a
+// second network asked about the unsure faces (the committed weights again:
+// any network of this size costs the same).
+func BenchmarkSecondOpinionRendered(b *testing.B) {
+	first, render := committedWithRenderer(b, 424242)
+	cfg := first.Config()
+	w, err := Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	second, err := NewFast(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pair, err := NewSecondOpinion(first, second, cfg, second.Config())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchBatches(b, pair, renderedFaces(render, 640))
+}
