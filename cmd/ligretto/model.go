@@ -18,7 +18,7 @@ func init() {
 
 func runModel(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos") {
-		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE]")
+		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE] [--second FILE]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -27,7 +27,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if args[0] == "photos" {
 		return runModelPhotos(args[1:], stdout, stderr)
 	}
-	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--gorgonia]", stderr)
+	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE] [--gorgonia]", stderr)
 	seed := fs.Uint64("seed", 7, "seed of the fresh crops (training used --seed and --seed+1000003)")
 	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
 	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
@@ -86,7 +86,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		out["reports"] = rs
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "%d seeds: card %.5f (%d errors in %d faces), worst seed %.5f, %d seed(s) under %.1f%%; side under %.1f%% on %d\n",
+	fmt.Fprintf(stdout, "%d seeds: card %.5f (%d errors in %d faces), worst seed %.6f, %d seed(s) under %.1f%%; side under %.1f%% on %d\n",
 		sum.Seeds, sum.Card, sum.CardErrors, sum.Faces, sum.WorstCard, sum.CardUnder, 100*training.CardTarget, 100*training.SideTarget, sum.SideUnder)
 	if sum.BackSeeds > 0 {
 		fmt.Fprintf(stdout, "backs: unseen designs mean %.4f, worst %.4f; %d seed(s) under %.1f%% (seen or unseen designs)\n",
@@ -107,7 +107,7 @@ func reportJSON(seed uint64, rep training.Report) map[string]any {
 }
 
 func printReport(w io.Writer, seed uint64, rep training.Report) {
-	fmt.Fprintf(w, "%d crops (seed %d): side %.4f  colour %.4f  number %.4f  card %.5f (%d errors in %d faces; %d with both numerals hidden not scored)",
+	fmt.Fprintf(w, "%d crops (seed %d): side %.4f  colour %.4f  number %.4f  card %.6f (%d errors in %d faces; %d with both numerals hidden not scored)",
 		rep.N, seed, rep.Side, rep.Colour, rep.Number, rep.Card, rep.CardErrors, rep.Faces, rep.Illegible)
 	if rep.Backs > 0 {
 		fmt.Fprintf(w, "  back %.4f  back (unseen designs) %.4f", rep.Back, rep.BackUnseen)
@@ -145,7 +145,7 @@ func parseSeeds(s string) ([]uint64, error) {
 const maxEvalSeeds = 1000
 
 func runModelPhotos(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--weights FILE]", stderr)
+	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--weights FILE] [--second FILE]", stderr)
 	dir := fs.String("dir", "../shared/data/uno-photos", "folder of labelled photos (images/, labels/, data.yaml)")
 	all := fs.Bool("all", false, "score every photo, not only the held-out half")
 	asJSON := fs.Bool("json", false, "print the report as JSON")

@@ -166,7 +166,6 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 				labels = append(labels, synth.Label{Side: synth.BackSide, Back: real[k/2%len(real)]})
 			}
 		}
-		m = len(labels)    // the crops of Evaluate's own share of n
 		for i := range m { // the unseen designs' backs, scored on their own
 			if withBacks && (done+i)%2 == 1 {
 				labels = append(labels, synth.Label{Side: synth.BackSide, Back: unseen[(done+i)/2%len(unseen)]})
