@@ -8,12 +8,12 @@ import (
 )
 
 // convProduct is G.Conv2d with a 3x3 kernel, stride 1 and padding 1 (the
-// same im2col and the same product op, so the same arithmetic) without its
+// same im2col, if not gorgonia's op, and the same product op, so the same
+// arithmetic) without its
 // last step: the result stays (N,H,W,C), as blockOp takes it, where
 // G.Conv2d transposes it to (N,C,H,W) by cloning it and copying it twice.
 func convProduct(im, filter *G.Node) (*G.Node, error) {
-	kernel, pad, stride, dilation := tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}
-	colIm, err := G.Im2Col(im, kernel, pad, stride, dilation)
+	colIm, err := im2col3x3(im)
 	if err != nil {
 		return nil, fmt.Errorf("im2col: %w", err)
 	}

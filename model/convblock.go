@@ -62,6 +62,24 @@ type blockState struct {
 
 	xhat   []float32 // (N,H,W,C)
 	choice []uint8   // (N,H/2,W/2,C): where each window's value came from, 0-3 row-major
+
+	// The three gradient ops of a backward pass share one walk: the first
+	// to run fills grads, the other two take their part of it. A forward
+	// pass (pass counts them) or another incoming gradient starts afresh.
+	pass  uint64
+	grads blockGrads
+}
+
+// blockGrads is what one backward pass computed, for the forward pass
+// pass and the incoming gradient gp.
+type blockGrads struct {
+	pass          uint64
+	gp            *float32
+	du            []float32 // the ReLU's gradient at each window's chosen value, (N,H/2,W/2,C)
+	at            []int32   // that value's index in (N,H,W,C)
+	dy            []float32 // dL/dx̂ at those values (blockGradInput's)
+	scale, offset []float32 // dL/dγ and dL/dβ
+	haveSums      bool      // scale and offset are this pass's
 }
 
 // convBlock applies a block to the convolution's (N,H,W,C) product.
@@ -311,39 +329,49 @@ func (op blockOp) forward(x, gamma, beta []float32, shape tensor.Shape, out []fl
 			st.beta[c] = float32(-rm[c] * st.alpha[c])
 		}
 	}
+	st.pass++
 	if len(st.xhat) != len(x) {
 		st.xhat = make([]float32, len(x))
 		st.choice = make([]uint8, len(x)/4)
 	}
-	for p := range n {
-		for c, v := range x[p*C : (p+1)*C] {
-			st.xhat[p*C+c] = float32(v*st.alpha[c]) + st.beta[c]
-		}
-	}
+	// Each value of x is in one window: x̂ is written as the windows are
+	// walked, two rows of two values each, the channels side by side.
+	alpha, shift := st.alpha[:C], st.beta[:C]
+	gamma, beta = gamma[:C], beta[:C]
 	PH, PW := H/2, W/2
 	for s := range N {
 		for ph := range PH {
 			for pw := range PW {
-				k00 := ((s*H+2*ph)*W + 2*pw) * C
-				ks := [4]int{k00, k00 + C, k00 + W*C, k00 + W*C + C}
+				k0 := ((s*H+2*ph)*W + 2*pw) * C
+				k1 := k0 + W*C
+				x0, x1 := x[k0:k0+2*C], x[k1:k1+2*C]
+				h0, h1 := st.xhat[k0:k0+2*C], st.xhat[k1:k1+2*C]
+				w := (s*PH+ph)*PW + pw
+				choice := st.choice[w*C : (w+1)*C]
+				o := (s*C*PH+ph)*PW + pw // out's index of channel 0; channels are PH*PW apart
 				for c := range C {
-					var y [4]float32
-					for j, k := range ks {
-						u := float32(gamma[c]*st.xhat[k+c]) + beta[c]
-						y[j] = times(u, relu(u))
-					}
+					a, b, g, bt := alpha[c], shift[c], gamma[c], beta[c]
+					xh0, xh1 := float32(x0[c]*a)+b, float32(x0[C+c]*a)+b
+					xh2, xh3 := float32(x1[c]*a)+b, float32(x1[C+c]*a)+b
+					h0[c], h0[C+c], h1[c], h1[C+c] = xh0, xh1, xh2, xh3
+					u0, u1 := float32(g*xh0)+bt, float32(g*xh1)+bt
+					u2, u3 := float32(g*xh2)+bt, float32(g*xh3)+bt
 					// gorgonia's pool starts from -MaxFloat32 and takes a
 					// value only when it is greater: the first of equals.
-					// Every y is a number >= -0, so it starts from y[0].
-					best, a := y[0], uint8(0)
-					for j := uint8(1); j < 4; j++ {
-						if y[j] > best {
-							a = j
-						}
-						best = y[a]
+					// Every value is a number >= -0, so it starts from the
+					// first.
+					best, at := times(u0, relu(u0)), uint8(0)
+					if y := times(u1, relu(u1)); y > best {
+						best, at = y, 1
 					}
-					out[((s*C+c)*PH+ph)*PW+pw] = best
-					st.choice[((s*PH+ph)*PW+pw)*C+c] = a
+					if y := times(u2, relu(u2)); y > best {
+						best, at = y, 2
+					}
+					if y := times(u3, relu(u3)); y > best {
+						best, at = y, 3
+					}
+					out[o+c*PH*PW] = best
+					choice[c] = at
 				}
 			}
 		}
@@ -365,79 +393,29 @@ func (op blockOp) forward(x, gamma, beta []float32, shape tensor.Shape, out []fl
 func (op blockOp) backward(x, gamma, beta, gp []float32, shape tensor.Shape, out []float32) {
 	st := op.st
 	N, H, W, C := shape[0], shape[1], shape[2], shape[3]
-	PH, PW := H/2, W/2
-	windows := N * PH * PW // each C wide, (N,H/2,W/2,C) like st.choice
-	// du is the ReLU's gradient where each window's value came from, and
-	// at its index in (N,H,W,C).
-	du := make([]float32, windows*C)
-	at := make([]int, windows*C)
-	for s := range N {
-		for ph := range PH {
-			for pw := range PW {
-				w := (s*PH+ph)*PW + pw
-				for c := range C {
-					o := w*C + c
-					a := int(st.choice[o])
-					k := ((s*H+2*ph+a>>1)*W+2*pw+a&1)*C + c
-					u := float32(gamma[c]*st.xhat[k]) + beta[c]
-					var gy float32
-					gy += gp[((s*C+c)*PH+ph)*PW+pw]
-					du[o], at[o] = times(gy, relu(u)), k
-				}
-			}
-		}
-	}
-	// row returns an AND mask that keeps a window's value in row r (0 or
-	// 1) of the window and makes it +0 or -0 in the other.
-	row := func(o, r int) uint32 {
-		same := uint32(1 ^ (int(st.choice[o]>>1) ^ r))
-		return 0x80000000 | -same>>1
-	}
+	g := st.windowGrads(gamma, beta, gp, shape)
 	switch op.kind {
 	case blockGradScale, blockGradOffset:
-		scale := op.kind == blockGradScale
-		acc := make([]float32, 4*C)
-		total, sumH, sumW0, sumW1 := acc[:C], acc[C:2*C], acc[2*C:3*C], acc[3*C:]
-		for s := range N {
-			clear(sumH)
-			for ph := range PH {
-				clear(sumW0)
-				clear(sumW1)
-				for pw := range PW {
-					base := ((s*PH+ph)*PW + pw) * C
-					for c := range C {
-						o := base + c
-						d := du[o]
-						if scale {
-							d = float32(d * st.xhat[at[o]])
-						}
-						sumW0[c] += times(d, row(o, 0))
-						sumW1[c] += times(d, row(o, 1))
-					}
-				}
-				for c := range C {
-					sumH[c] += sumW0[c]
-					sumH[c] += sumW1[c]
-				}
-			}
-			if s == 0 {
-				copy(total, sumH)
-				continue
-			}
-			for c := range C {
-				total[c] += sumH[c]
-			}
+		if !g.haveSums {
+			st.sumGrads(shape)
 		}
-		copy(out, total)
+		if op.kind == blockGradScale {
+			copy(out, g.scale)
+		} else {
+			copy(out, g.offset)
+		}
 	case blockGradInput:
 		// dy = dL/dx̂: where a window's value came from, the ReLU's
 		// gradient times γ; elsewhere +0·γ, a zero of γ's sign.
-		dy := make([]float32, windows*C)
+		du, at := g.du, g.at
+		g.dy = grow(g.dy, len(du))
+		dy := g.dy
 		for o := range dy {
 			dy[o] = float32(du[o] * gamma[o%C])
 		}
 		sum, dot := make([]float32, C), make([]float32, C)
 		mean := st.batchMean
+		PH, PW := H/2, W/2
 		for s := range N {
 			for ph := range PH {
 				for r := range 2 { // the window's top row, then its bottom row
@@ -445,7 +423,7 @@ func (op blockOp) backward(x, gamma, beta, gp []float32, shape tensor.Shape, out
 						base := ((s*PH+ph)*PW + pw) * C
 						for c := range C {
 							o := base + c
-							d := times(dy[o], row(o, r))
+							d := times(dy[o], st.rowMask(o, r))
 							sum[c] += d
 							dot[c] += float32(x[at[o]]*d) - float32(mean[c]*d)
 						}
@@ -475,6 +453,101 @@ func (op blockOp) backward(x, gamma, beta, gp []float32, shape tensor.Shape, out
 			out[k] = float32((dy[o]-gradMean[c])-g) * invstd[c]
 		}
 	}
+}
+
+// windowGrads returns the backward pass's shared walk for the incoming
+// gradient gp: the ReLU's gradient where each window's value came from,
+// and that value's index, computed by the first of the three gradient ops
+// to run after a forward pass.
+func (st *blockState) windowGrads(gamma, beta, gp []float32, shape tensor.Shape) *blockGrads {
+	N, H, W, C := shape[0], shape[1], shape[2], shape[3]
+	PH, PW := H/2, W/2
+	windows := N * PH * PW // each C wide, (N,H/2,W/2,C) like st.choice
+	g := &st.grads
+	if g.pass == st.pass && g.gp == &gp[0] && len(g.du) == windows*C {
+		return g
+	}
+	g.pass, g.gp, g.haveSums = st.pass, &gp[0], false
+	g.du, g.at = grow(g.du, windows*C), grow(g.at, windows*C)
+	du, at := g.du, g.at
+	for s := range N {
+		for ph := range PH {
+			for pw := range PW {
+				w := (s*PH+ph)*PW + pw
+				for c := range C {
+					o := w*C + c
+					a := int(st.choice[o])
+					k := ((s*H+2*ph+a>>1)*W+2*pw+a&1)*C + c
+					u := float32(gamma[c]*st.xhat[k]) + beta[c]
+					var gy float32
+					gy += gp[((s*C+c)*PH+ph)*PW+pw]
+					du[o], at[o] = times(gy, relu(u)), int32(k)
+				}
+			}
+		}
+	}
+	return g
+}
+
+// sumGrads sums dL/dγ and dL/dβ of the shared walk in one go, each in
+// gorgonia's order: along W from 0, then along H from 0, then along N
+// from the first sample's sum.
+func (st *blockState) sumGrads(shape tensor.Shape) {
+	N, H, W, C := shape[0], shape[1], shape[2], shape[3]
+	PH, PW := H/2, W/2
+	g := &st.grads
+	du, at := g.du, g.at
+	g.scale, g.offset = grow(g.scale, C), grow(g.offset, C)
+	scale, offset := g.scale, g.offset
+	acc := make([]float32, 6*C)
+	sumHs, sumW0s, sumW1s := acc[:C], acc[C:2*C], acc[2*C:3*C]
+	sumHo, sumW0o, sumW1o := acc[3*C:4*C], acc[4*C:5*C], acc[5*C:]
+	for s := range N {
+		clear(sumHs)
+		clear(sumHo)
+		for ph := range PH {
+			clear(sumW0s)
+			clear(sumW1s)
+			clear(sumW0o)
+			clear(sumW1o)
+			for pw := range PW {
+				base := ((s*PH+ph)*PW + pw) * C
+				for c := range C {
+					o := base + c
+					d := du[o]
+					ds := float32(d * st.xhat[at[o]])
+					m0, m1 := st.rowMask(o, 0), st.rowMask(o, 1)
+					sumW0s[c] += times(ds, m0)
+					sumW1s[c] += times(ds, m1)
+					sumW0o[c] += times(d, m0)
+					sumW1o[c] += times(d, m1)
+				}
+			}
+			for c := range C {
+				sumHs[c] += sumW0s[c]
+				sumHs[c] += sumW1s[c]
+				sumHo[c] += sumW0o[c]
+				sumHo[c] += sumW1o[c]
+			}
+		}
+		if s == 0 {
+			copy(scale, sumHs)
+			copy(offset, sumHo)
+			continue
+		}
+		for c := range C {
+			scale[c] += sumHs[c]
+			offset[c] += sumHo[c]
+		}
+	}
+	g.haveSums = true
+}
+
+// rowMask returns an AND mask that keeps window value o's gradient in row
+// r (0 or 1) of its window and makes it +0 or -0 in the other.
+func (st *blockState) rowMask(o, r int) uint32 {
+	same := uint32(1 ^ (int(st.choice[o]>>1) ^ r))
+	return 0x80000000 | -same>>1
 }
 
 // relu returns the bits to AND a value's bits with to multiply it by u's

@@ -5,11 +5,16 @@ import (
 	"fmt"
 )
 
-// The committed weights, reproduced by the command in the README
-// ("Reproducing the weights").
-//
-//go:embed weights/card.weights
-var embeddedWeights []byte
+// The committed weights, reproduced by the commands in the README
+// ("Reproducing the weights"): the network every crop is read with, and a
+// second one, trained on from it, asked about the faces the first is
+// unsure of (SecondOpinion).
+var (
+	//go:embed weights/card.weights
+	embeddedWeights []byte
+	//go:embed weights/second.weights
+	embeddedSecond []byte
+)
 
 // Default returns the committed weights, embedded in the binary.
 func Default() (*Weights, error) {
@@ -18,4 +23,42 @@ func Default() (*Weights, error) {
 		return nil, fmt.Errorf("embedded weights: %w", err)
 	}
 	return w, nil
+}
+
+// DefaultSecond returns the committed second network's weights, embedded
+// in the binary.
+func DefaultSecond() (*Weights, error) {
+	w, err := DecodeWeights(embeddedSecond)
+	if err != nil {
+		return nil, fmt.Errorf("embedded second weights: %w", err)
+	}
+	return w, nil
+}
+
+// DefaultPredictor returns the committed networks on the fast path, as the
+// program reads cards by default: the first network, with the second's
+// opinion on the faces it is unsure of; and the first's weights, whose
+// Config the crops are cut to (back embeddings are the first's alone).
+func DefaultPredictor() (*Weights, Predictor, error) {
+	w, err := Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	w2, err := DefaultSecond()
+	if err != nil {
+		return nil, nil, err
+	}
+	first, err := NewFast(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	second, err := NewFast(w2)
+	if err != nil {
+		return nil, nil, err
+	}
+	pair, err := NewSecondOpinion(first, second, w.Config, w2.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, pair, nil
 }

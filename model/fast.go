@@ -116,9 +116,10 @@ func (f *Fast) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
 // Close does nothing; it is there for Predictor.
 func (f *Fast) Close() error { return nil }
 
-func grow(s []float32, n int) []float32 {
+// grow returns s[:n], or a new slice when s is too short.
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float32, n)
+		return make([]T, n)
 	}
 	return s[:n]
 }

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // SecondOpinion is a Predictor of two networks: First reads every crop, and
 // Second reads again only the faces First is less than RereadBelow sure of
@@ -12,6 +15,9 @@ import "fmt"
 // a hundred is unsure.
 type SecondOpinion struct {
 	First, Second Predictor
+	// More holds further networks, asked with Second: an unsure face then
+	// takes the mean of all the networks' probabilities.
+	More []Predictor
 }
 
 // NewSecondOpinion checks that both networks read crops of one size.
@@ -23,20 +29,31 @@ func NewSecondOpinion(first, second Predictor, firstCfg, secondCfg Config) (*Sec
 	return &SecondOpinion{First: first, Second: second}, nil
 }
 
+// Add asks another network with Second, checking that it reads crops of
+// First's size.
+func (s *SecondOpinion) Add(p Predictor, firstCfg, cfg Config) error {
+	if firstCfg.Width != cfg.Width || firstCfg.Height != cfg.Height {
+		return fmt.Errorf("%w: another opinion on %dx%d crops for a network of %dx%d", ErrShapeMismatch,
+			cfg.Width, cfg.Height, firstCfg.Width, firstCfg.Height)
+	}
+	s.More = append(s.More, p)
+	return nil
+}
+
 // Classify reads each crop both ways up with First, and the faces it is
 // unsure of with Second too.
 func (s *SecondOpinion) Classify(crops []Crop) ([]Prediction, error) {
-	return s.classify(crops, s.First.Classify, s.Second.Classify)
+	return s.classify(crops, Predictor.Classify)
 }
 
 // ClassifyAsIs reads each crop once as it is with First, and the faces it
 // is unsure of with Second too.
 func (s *SecondOpinion) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
-	return s.classify(crops, s.First.ClassifyAsIs, s.Second.ClassifyAsIs)
+	return s.classify(crops, Predictor.ClassifyAsIs)
 }
 
-func (s *SecondOpinion) classify(crops []Crop, first, second func([]Crop) ([]Prediction, error)) ([]Prediction, error) {
-	preds, err := first(crops)
+func (s *SecondOpinion) classify(crops []Crop, read func(Predictor, []Crop) ([]Prediction, error)) ([]Prediction, error) {
+	preds, err := read(s.First, crops)
 	if err != nil {
 		return nil, err
 	}
@@ -51,21 +68,28 @@ func (s *SecondOpinion) classify(crops []Crop, first, second func([]Crop) ([]Pre
 	if len(unsure) == 0 {
 		return preds, nil
 	}
-	other, err := second(again)
-	if err != nil {
-		return nil, fmt.Errorf("second opinion: %w", err)
+	others := append([]Predictor{s.Second}, s.More...)
+	readings := make([][]Prediction, len(others))
+	for k, p := range others {
+		if readings[k], err = read(p, again); err != nil {
+			return nil, fmt.Errorf("second opinion: %w", err)
+		}
 	}
+	opinions := make([]Prediction, len(others))
 	for j, i := range unsure {
-		preds[i].meanFace(other[j : j+1])
+		for k := range others {
+			opinions[k] = readings[k][j]
+		}
+		preds[i].meanFace(opinions)
 	}
 	return preds, nil
 }
 
-// Close closes both networks.
+// Close closes every network.
 func (s *SecondOpinion) Close() error {
-	err1, err2 := s.First.Close(), s.Second.Close()
-	if err1 != nil {
-		return err1
+	errs := []error{s.First.Close(), s.Second.Close()}
+	for _, p := range s.More {
+		errs = append(errs, p.Close())
 	}
-	return err2
+	return errors.Join(errs...)
 }

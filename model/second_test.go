@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"ligretto/referee"
@@ -100,4 +101,70 @@ func BenchmarkSecondOpinionRendered(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchBatches(b, pair, renderedFaces(render, 640))
+}
+
+// With further networks added, a face First is unsure of takes the mean of
+// every network's probabilities; sure faces keep First's.
+func TestSecondOpinion_MoreNetworksMeaned(t *testing.T) {
+	first, render := committedWithRenderer(t, 11)
+	cfg := first.Config()
+	var nets []*Fast
+	for seed := range uint64(2) {
+		n, err := NewFast(randomWeights(t, cfg, 3+seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets = append(nets, n)
+	}
+	all, err := NewSecondOpinion(first, nets[0], cfg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := all.Add(nets[1], cfg, cfg); err != nil {
+		t.Fatal(err)
+	}
+	other := cfg
+	other.Width, other.Height = 16, 24
+	if err := all.Add(nets[1], cfg, other); !errors.Is(err, ErrShapeMismatch) {
+		t.Errorf("another crop size added: err = %v, want ErrShapeMismatch", err)
+	}
+	var crops []Crop
+	for k := range 20 {
+		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
+		b := render(referee.Face{Colour: referee.Colours[(k+2)%4], Number: 1 + (k+5)%10})
+		blend := make(Crop, len(a))
+		for i := range a {
+			blend[i] = (a[i] + b[i]) / 2
+		}
+		crops = append(crops, a, blend)
+	}
+	got, err := all.ClassifyAsIs(crops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := first.ClassifyAsIs(crops)
+	two, _ := nets[0].ClassifyAsIs(crops)
+	three, _ := nets[1].ClassifyAsIs(crops)
+	unsure := 0
+	for i, p := range one {
+		if p.Side != SideFace || p.FaceConfidence() >= RereadBelow {
+			if got[i].ColourProbs != p.ColourProbs {
+				t.Errorf("crop %d, sure: colour changed", i)
+			}
+			continue
+		}
+		unsure++
+		for k := range p.ColourProbs {
+			want := (p.ColourProbs[k] + two[i].ColourProbs[k] + three[i].ColourProbs[k]) / 3
+			if d := math.Abs(float64(want - got[i].ColourProbs[k])); d > 1e-6 {
+				t.Errorf("crop %d: colour %d probability %g, want the mean of three networks' %g", i, k, got[i].ColourProbs[k], want)
+			}
+		}
+	}
+	if unsure == 0 {
+		t.Fatal("no unsure face: the test needs some")
+	}
+	if err := all.Close(); err != nil {
+		t.Error(err)
+	}
 }

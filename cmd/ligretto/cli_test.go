@@ -144,6 +144,10 @@ func TestModelEval_JSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// By default the embedded network reads with the embedded second one.
+	if !strings.Contains(stderr, "classifier: the embedded weights, with the embedded second network's opinion") {
+		t.Errorf("the default classifier is not named as the embedded pair: %q", stderr)
+	}
 	var rep map[string]float64
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
@@ -164,6 +168,16 @@ func TestModelEval_JSON(t *testing.T) {
 	second := filepath.Join("..", "..", "model", "weights", "card.weights")
 	if code, stdout, stderr := runCLI("model", "eval", "--seed", "99", "--n", "64", "--second", second, "--json"); code != 0 || !strings.Contains(stdout, `"card"`) {
 		t.Errorf("--second %s: exit %d, %q", second, code, stderr)
+	}
+	for args, want := range map[string]string{
+		"--second none":       "classifier: the embedded weights\n",
+		"--weights " + second: "classifier: " + second + "\n",
+		"--weights " + second + " --second " + second: "classifier: " + second + ", with a second opinion from " + second + "\n",
+	} {
+		argv := append([]string{"model", "eval", "--seed", "99", "--n", "64"}, strings.Fields(args)...)
+		if code, _, stderr := runCLI(argv...); code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, %q, want %q", args, code, stderr, want)
+		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.weights")
 	if err := os.WriteFile(bad, []byte("no weights"), 0o644); err != nil {

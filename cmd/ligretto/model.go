@@ -18,7 +18,7 @@ func init() {
 
 func runModel(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos") {
-		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE] [--second FILE]")
+		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE|none] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE] [--second FILE|none]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -27,7 +27,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if args[0] == "photos" {
 		return runModelPhotos(args[1:], stdout, stderr)
 	}
-	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE] [--gorgonia]", stderr)
+	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE|none] [--gorgonia]", stderr)
 	seed := fs.Uint64("seed", 7, "seed of the fresh crops (training used --seed and --seed+1000003)")
 	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
 	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
@@ -53,6 +53,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
+	fmt.Fprintf(stderr, "classifier: %v\n", nets)
 	evaluate := training.Evaluate
 	if *facesOnly {
 		evaluate = training.EvaluateFaces
@@ -145,7 +146,7 @@ func parseSeeds(s string) ([]uint64, error) {
 const maxEvalSeeds = 1000
 
 func runModelPhotos(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--weights FILE] [--second FILE]", stderr)
+	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--weights FILE] [--second FILE|none]", stderr)
 	dir := fs.String("dir", "../shared/data/uno-photos", "folder of labelled photos (images/, labels/, data.yaml)")
 	all := fs.Bool("all", false, "score every photo, not only the held-out half")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -158,6 +159,7 @@ func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
+	fmt.Fprintf(stderr, "classifier: %v\n", nets)
 	tune, held, err := loadPhotos(*dir, w.Config)
 	if err != nil {
 		return err
@@ -178,49 +180,92 @@ func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 }
 
 // networks is the classifier's weights as the commands take them: the
-// network's, and optionally a second network's, asked about the faces the
-// first is unsure of (model.SecondOpinion).
+// network's, and a second network's, asked about the faces the first is
+// unsure of (model.SecondOpinion).
 type networks struct{ weights, second *string }
 
 // networkFlags adds --weights and --second to fs.
 func networkFlags(fs *flag.FlagSet) networks {
 	return networks{
 		weights: fs.String("weights", "", "classifier weights (default: the embedded weights)"),
-		second:  fs.String("second", "", "weights of a second network, asked about the faces the first is unsure of (default: none)"),
+		second: fs.String("second", "", "weights of a second network (or a comma-separated list of networks), asked about the faces the first is unsure of; "+
+			"\"none\" for none (default: the embedded second network with the embedded weights, none with --weights)"),
 	}
 }
 
+// String says which networks the flags choose, for the commands' logs.
+func (n networks) String() string {
+	first := "the embedded weights"
+	if *n.weights != "" {
+		first = *n.weights
+	}
+	switch {
+	case *n.second == "none":
+		return first
+	case *n.second != "":
+		return first + ", with a second opinion from " + *n.second
+	case *n.weights == "":
+		return first + ", with the embedded second network's opinion"
+	}
+	return first
+}
+
 // predictor loads the weights (the embedded ones by default) and makes a
-// classifier over them, with the second network's opinion on unsure faces
-// when --second names one. Side and back embeddings are always the first
-// network's.
+// classifier over them, with a second network's opinion on unsure faces:
+// the one --second names, or with the embedded weights the embedded second
+// network. Side and back embeddings are always the first network's.
 func predictor(n networks, useGorgonia bool) (*model.Weights, model.Predictor, error) {
 	w, err := loadWeights(*n.weights)
 	if err != nil {
 		return nil, nil, err
 	}
+	var others []*model.Weights
+	switch {
+	case *n.second == "none":
+	case *n.second != "":
+		for _, path := range strings.Split(*n.second, ",") {
+			o, err := model.LoadWeights(path)
+			if err != nil {
+				return nil, nil, fmt.Errorf("second opinion: %w", err)
+			}
+			others = append(others, o)
+		}
+	case *n.weights == "":
+		o, err := model.DefaultSecond()
+		if err != nil {
+			return nil, nil, fmt.Errorf("second opinion: %w", err)
+		}
+		others = append(others, o)
+	}
 	first, err := newPredictor(w, useGorgonia)
 	if err != nil {
 		return nil, nil, err
 	}
-	if *n.second == "" {
+	if len(others) == 0 {
 		return w, first, nil
 	}
-	w2, err := model.LoadWeights(*n.second)
-	if err != nil {
-		first.Close()
+	preds := []model.Predictor{first}
+	fail := func(err error) (*model.Weights, model.Predictor, error) {
+		for _, p := range preds {
+			p.Close()
+		}
 		return nil, nil, fmt.Errorf("second opinion: %w", err)
 	}
-	second, err := newPredictor(w2, useGorgonia)
-	if err != nil {
-		first.Close()
-		return nil, nil, fmt.Errorf("second opinion: %w", err)
+	for _, o := range others {
+		p, err := newPredictor(o, useGorgonia)
+		if err != nil {
+			return fail(err)
+		}
+		preds = append(preds, p)
 	}
-	pair, err := model.NewSecondOpinion(first, second, w.Config, w2.Config)
+	pair, err := model.NewSecondOpinion(first, preds[1], w.Config, others[0].Config)
 	if err != nil {
-		first.Close()
-		second.Close()
-		return nil, nil, err
+		return fail(err)
+	}
+	for i, p := range preds[2:] {
+		if err := pair.Add(p, w.Config, others[i+1].Config); err != nil {
+			return fail(err)
+		}
 	}
 	return w, pair, nil
 }

@@ -91,11 +91,7 @@ func Run(ctx context.Context, cfg Config, frames func(Frame), ref Referee) error
 	if cfg.Log == nil {
 		cfg.Log = discard()
 	}
-	w, err := model.Default()
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	pred, err := model.NewFast(w)
+	w, pred, err := model.DefaultPredictor()
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
