@@ -27,10 +27,12 @@ var fusedBlocks = true
 // That was about half of a training step.
 //
 // blockOp takes the product's (N,H,W,C) result as it is and does the rest in
-// three walks forward and four back, with gorgonia's arithmetic: the same
-// operations on float32 values, each sum in gorgonia's order (walking the
-// channels side by side does not change any one channel's order), and the
-// pool's choice among equal values. Training gives the same weights bit for
+// three walks forward (two for the batch's statistics, one that normalises,
+// rectifies and pools) and four back (one over the pool's choices that
+// the three gradients share, one for γ and β, two for x), with gorgonia's
+// arithmetic: the same operations on float32 values, each sum in
+// gorgonia's order (walking the channels side by side does not change any
+// one channel's order), and the pool's choice among equal values. Training gives the same weights bit for
 // bit (TestBlockOp_SameWeightsAsGorgonias).
 type blockOp struct {
 	kind blockKind

@@ -36,11 +36,14 @@
 // shift, ReLU, max pool) is one op, blockOp, with gorgonia's arithmetic and
 // order of summation, where gorgonia's ops cloned, transposed, broadcast
 // and walked a dozen full-size tensors: the same weights bit for bit, in
-// less time a step.
+// less time a step; so is im2colOp, gorgonia's 3x3 im2col and col2im
+// without its bounds tests and goroutines.
 //
 // Both inference paths read every crop twice, as it is and turned half a
 // turn, and average the readings: a Ligretto card reads the same either
-// way up, and the second opinion halves the errors.
+// way up, and the second opinion halves the errors. SecondOpinion asks
+// further networks about the faces the first is unsure of;
+// DefaultPredictor is the committed pair, the program's default.
 //
 // Weights (the learnables plus the batch-norm running statistics) are
 // serialised in a small versioned binary format with a checksum

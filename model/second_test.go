@@ -82,24 +82,16 @@ func TestSecondOpinion_RefusesAnotherCropSize(t *testing.T) {
 	}
 }
 
-// BenchmarkSecondOpinionRendered is BenchmarkClassifyFastRendered with a
-// second network asked about the unsure faces (the committed weights again:
-// any network of this size costs the same).
+// BenchmarkSecondOpinionRendered is BenchmarkClassifyFastRendered with the
+// committed pair (DefaultPredictor): the second network asked about the
+// unsure faces.
 func BenchmarkSecondOpinionRendered(b *testing.B) {
-	first, render := committedWithRenderer(b, 424242)
-	cfg := first.Config()
-	w, err := Default()
+	_, render := committedWithRenderer(b, 424242)
+	_, pair, err := DefaultPredictor()
 	if err != nil {
 		b.Fatal(err)
 	}
-	second, err := NewFast(w)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pair, err := NewSecondOpinion(first, second, cfg, second.Config())
-	if err != nil {
-		b.Fatal(err)
-	}
+	defer pair.Close()
 	benchBatches(b, pair, renderedFaces(render, 640))
 }
 
