@@ -229,19 +229,30 @@ func (op blockOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, e
 	if err != nil {
 		return nil, err
 	}
-	shape := op.outShape(xs)
-	p, ok := prealloc.(*tensor.Dense)
-	if !ok || p.Dtype() != tensor.Float32 || !p.Shape().Eq(shape) || !p.IsNativelyAccessible() {
-		return nil, fmt.Errorf("%v: register holds no (%v) float32 tensor", op, shape)
-	}
-	data := p.Data().([]float32)
-	for _, s := range in {
-		if &s[0] == &data[0] {
-			return nil, fmt.Errorf("%v: register is an input", op)
-		}
+	p, data, err := register(op, prealloc, op.outShape(xs), in...)
+	if err != nil {
+		return nil, err
 	}
 	op.run(in, xs, data)
 	return p, nil
+}
+
+// register returns the register's old value and its data, for an op to
+// write its output of this shape into: an error (the machine then calls
+// Do) unless it is a float32 tensor of that shape that is none of the
+// op's inputs.
+func register(op fmt.Stringer, prealloc G.Value, shape tensor.Shape, inputs ...[]float32) (*tensor.Dense, []float32, error) {
+	p, ok := prealloc.(*tensor.Dense)
+	if !ok || p.Dtype() != tensor.Float32 || !p.Shape().Eq(shape) || !p.IsNativelyAccessible() {
+		return nil, nil, fmt.Errorf("%v: register holds no (%v) float32 tensor", op, shape)
+	}
+	data := p.Data().([]float32)
+	for _, in := range inputs {
+		if &in[0] == &data[0] {
+			return nil, nil, fmt.Errorf("%v: register is an input", op)
+		}
+	}
+	return p, data, nil
 }
 
 // check returns the inputs' data (x, γ, β and, for a gradient, g) and x's

@@ -111,13 +111,9 @@ func (op im2colOp) UsePreallocDo(prealloc G.Value, inputs ...G.Value) (G.Value, 
 	if err != nil {
 		return nil, err
 	}
-	p, ok := prealloc.(*tensor.Dense)
-	if !ok || p.Dtype() != tensor.Float32 || !p.Shape().Eq(op.outShape(n)) || !p.IsNativelyAccessible() {
-		return nil, fmt.Errorf("%v: register holds no (%v) float32 tensor", op, op.outShape(n))
-	}
-	data := p.Data().([]float32)
-	if &data[0] == &in[0] {
-		return nil, fmt.Errorf("%v: register is the input", op)
+	p, data, err := register(op, prealloc, op.outShape(n), in)
+	if err != nil {
+		return nil, err
 	}
 	op.run(in, n, data)
 	return p, nil

@@ -22,16 +22,7 @@ func TestSecondOpinion_OnlyUnsureFacesAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var crops []Crop
-	for k := range 40 {
-		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
-		b := render(referee.Face{Colour: referee.Colours[(k+1)%4], Number: 1 + (k+3)%10})
-		blend := make(Crop, len(a))
-		for i := range a {
-			blend[i] = (a[i] + b[i]) / 2 // two faces at once: First cannot be sure
-		}
-		crops = append(crops, a, blend)
-	}
+	crops := sureAndBlendedFaces(render, 40, 1, 3)
 	for _, way := range []struct {
 		name          string
 		got, one, two func([]Crop) ([]Prediction, error)
@@ -120,16 +111,7 @@ func TestSecondOpinion_MoreNetworksMeaned(t *testing.T) {
 	if err := all.Add(nets[1], cfg, other); !errors.Is(err, ErrShapeMismatch) {
 		t.Errorf("another crop size added: err = %v, want ErrShapeMismatch", err)
 	}
-	var crops []Crop
-	for k := range 20 {
-		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
-		b := render(referee.Face{Colour: referee.Colours[(k+2)%4], Number: 1 + (k+5)%10})
-		blend := make(Crop, len(a))
-		for i := range a {
-			blend[i] = (a[i] + b[i]) / 2
-		}
-		crops = append(crops, a, blend)
-	}
+	crops := sureAndBlendedFaces(render, 20, 2, 5)
 	got, err := all.ClassifyAsIs(crops)
 	if err != nil {
 		t.Fatal(err)
@@ -159,4 +141,21 @@ func TestSecondOpinion_MoreNetworksMeaned(t *testing.T) {
 	if err := all.Close(); err != nil {
 		t.Error(err)
 	}
+}
+
+// sureAndBlendedFaces renders n faces, each followed by its blend with
+// another face (colour and number moved on by dc and dn): two faces at
+// once, which First cannot be sure of.
+func sureAndBlendedFaces(render func(referee.Face) Crop, n, dc, dn int) []Crop {
+	var crops []Crop
+	for k := range n {
+		a := render(referee.Face{Colour: referee.Colours[k%4], Number: 1 + k%10})
+		b := render(referee.Face{Colour: referee.Colours[(k+dc)%4], Number: 1 + (k+dn)%10})
+		blend := make(Crop, len(a))
+		for i := range a {
+			blend[i] = (a[i] + b[i]) / 2
+		}
+		crops = append(crops, a, blend)
+	}
+	return crops
 }
