@@ -612,12 +612,27 @@ func LearnRateAt(cfg Config, step, steps int) float64 {
 	return cfg.LearnRate * (0.05 + 0.95*0.5*(1+math.Cos(math.Pi*f)))
 }
 
+// Snapshot asks Train for the weights after Step steps (1 to the run's
+// steps), handed to Save. Taking one changes nothing in the run: a second
+// network can start from a snapshot of the first's run without a run of
+// its own to that step.
+type Snapshot struct {
+	Step int
+	Save func(*Weights) error
+}
+
 // Train trains a network for steps batches, each from next, with the
-// LearnRateAt schedule, calling progress (if not nil) after every step. It
-// starts from start, or from fresh weights (NewWeights(cfg)) when start
-// is nil; a second run from the first one's weights is a warm restart of the
-// schedule. It stops at the first error of next or of a step.
-func Train(cfg Config, start *Weights, next func() (Batch, error), steps int, progress func(step int, l Losses)) (*Weights, error) {
+// LearnRateAt schedule, calling progress (if not nil) after every step and
+// handing over the weights at each snapshot's step. It starts from start,
+// or from fresh weights (NewWeights(cfg)) when start is nil; a second run
+// from the first one's weights is a warm restart of the schedule. It stops
+// at the first error of next, of a step or of a snapshot's Save.
+func Train(cfg Config, start *Weights, next func() (Batch, error), steps int, progress func(step int, l Losses), snapshots ...Snapshot) (*Weights, error) {
+	for _, sn := range snapshots {
+		if sn.Step < 1 || sn.Step > steps || sn.Save == nil {
+			return nil, fmt.Errorf("model: snapshot at step %d of %d: %w", sn.Step, steps, ErrConfig)
+		}
+	}
 	t, err := NewTrainer(cfg, start)
 	if err != nil {
 		return nil, err
@@ -635,6 +650,13 @@ func Train(cfg Config, start *Weights, next func() (Batch, error), steps int, pr
 		}
 		if progress != nil {
 			progress(s, l)
+		}
+		for _, sn := range snapshots {
+			if sn.Step == s+1 {
+				if err := sn.Save(t.Weights()); err != nil {
+					return nil, fmt.Errorf("model: snapshot at step %d: %w", sn.Step, err)
+				}
+			}
 		}
 	}
 	return t.Weights(), nil

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -252,5 +253,52 @@ func TestLosses_HardListsFacesOnly(t *testing.T) {
 	}
 	if !slices.Equal(l.Hard, want) {
 		t.Errorf("hard %v, want the labelled faces %v", l.Hard, want)
+	}
+}
+
+// TestTrain_SnapshotsChangeNothing: a second network starts from a
+// snapshot of the first's run, so the snapshot must hold the weights of
+// that step and taking it must leave the run's own weights bit for bit as
+// they are; a snapshot outside the run is refused before any step.
+func TestTrain_SnapshotsChangeNothing(t *testing.T) {
+	cfg := smallConfig()
+	const steps = 4
+	run := func(snaps ...Snapshot) *Weights {
+		data := newSynth(cfg, 4)
+		w, err := Train(cfg, nil, func() (Batch, error) { return data.batch([]int{0, 1, 2, 3, 4, 5, 6, 7}), nil }, steps, nil, snaps...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	var atTwo, atEnd *Weights
+	with := run(Snapshot{Step: 2, Save: func(w *Weights) error { atTwo = w; return nil }},
+		Snapshot{Step: steps, Save: func(w *Weights) error { atEnd = w; return nil }})
+	without := run()
+	if atTwo == nil || atEnd == nil {
+		t.Fatal("a snapshot was not taken")
+	}
+	movedAfterTwo := false
+	for i := range without.Tensors {
+		name := without.Tensors[i].Name
+		if d := maxAbsDiff(with.Tensors[i].Data, without.Tensors[i].Data); d != 0 {
+			t.Errorf("%s differs by %g when snapshots are taken", name, d)
+		}
+		if d := maxAbsDiff(atEnd.Tensors[i].Data, without.Tensors[i].Data); d != 0 {
+			t.Errorf("%s: the last step's snapshot differs by %g from the run's weights", name, d)
+		}
+		if maxAbsDiff(atTwo.Tensors[i].Data, without.Tensors[i].Data) != 0 {
+			movedAfterTwo = true
+		}
+	}
+	if !movedAfterTwo {
+		t.Error("the snapshot after step 2 equals the end of the run: it was not taken at step 2")
+	}
+	for _, bad := range []int{0, steps + 1} {
+		_, err := Train(cfg, nil, func() (Batch, error) { t.Fatal("a batch was asked for"); return Batch{}, nil }, steps, nil,
+			Snapshot{Step: bad, Save: func(*Weights) error { return nil }})
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("snapshot at step %d of %d: error %v, want ErrConfig", bad, steps, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,8 +41,19 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	colourWeights := fs.String("colour-weights", "", "how often each face colour is drawn, as red,green,blue,yellow weights (1,1,1,2 shows yellow twice as often); empty: equally")
 	replayN := fs.Int("replay", 0, "face crops of each batch replaced by ones the network found hard (wrong or under 60% sure), each shown twice more at most; 0: none")
 	faceShare := fs.Float64("face-share", 0.5, "share of the synthetic samples that are faces (the rest are backs)")
+	snapshotAt := fs.String("snapshot-at", "", "also write the weights after these steps (a comma list), as card-STEP.weights in --out, for a second network to start from")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	var snapshotSteps []int
+	if *snapshotAt != "" {
+		for f := range strings.SplitSeq(*snapshotAt, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > *steps {
+				return fmt.Errorf("--snapshot-at %q: want steps between 1 and --steps (%d)", *snapshotAt, *steps)
+			}
+			snapshotSteps = append(snapshotSteps, n)
+		}
 	}
 	if !(*faceShare > 0 && *faceShare < 1) {
 		return fmt.Errorf("--face-share %g: want a share between 0 and 1", *faceShare)
@@ -134,6 +146,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		return b, nil
 	}
+	var snapshots []model.Snapshot
+	for _, n := range snapshotSteps {
+		path := filepath.Join(*out, fmt.Sprintf("card-%d.weights", n))
+		snapshots = append(snapshots, model.Snapshot{Step: n, Save: func(w *model.Weights) error { return w.Save(path) }})
+	}
 	hist := newHistory()
 	bar := newProgress(stderr, "train", *steps)
 	w, err := model.Train(cfg, start, next, *steps, func(step int, l model.Losses) {
@@ -143,7 +160,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		hist.add(step, l)
 		bar.update(step+1, fmt.Sprintf("loss %.3f  side %.2f colour %.2f number %.2f back %.2f",
 			l.Total, l.SideAcc, l.ColourAcc, l.NumberAcc, l.BackAcc))
-	})
+	}, snapshots...)
 	bar.done()
 	if err != nil {
 		return err
