@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"ligretto/model"
 	"ligretto/model/training"
 	"ligretto/referee"
 	"ligretto/referee/sim"
@@ -337,5 +339,41 @@ func TestTrain_FromWeights(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("train", "--from", filepath.Join(out, "report.json"), "--out", t.TempDir()); code != 1 || !strings.Contains(stderr, "report.json") {
 		t.Errorf("no weights file: exit %d, %q", code, stderr)
+	}
+}
+
+// model eval --misread draws the faces read as another card: an untrained
+// network misreads most faces, so the sheet holds many tiles; a name that
+// is no PNG is refused before anything is rendered.
+func TestModelEval_MisreadSheet(t *testing.T) {
+	dir := t.TempDir()
+	w, err := model.NewWeights(model.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrained := filepath.Join(dir, "untrained.weights")
+	if err := w.Save(untrained); err != nil {
+		t.Fatal(err)
+	}
+	sheet := filepath.Join(dir, "misread.png")
+	code, stdout, stderr := runCLI("model", "eval", "--weights", untrained, "--seed", "3", "--n", "64", "--faces-only", "--misread", sheet)
+	if code != 0 || !strings.Contains(stderr, "misread faces: "+sheet) {
+		t.Fatalf("exit %d: %q", code, stderr)
+	}
+	f, err := os.Open(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the sheet is no PNG: %v", err)
+	}
+	// At least a row of 8 tiles, each 3 times the crop's width.
+	if cfg := model.DefaultConfig(); img.Bounds().Dx() < 8*3*cfg.Width || img.Bounds().Dy() < 3*cfg.Height {
+		t.Errorf("sheet %v for an untrained network's many misread faces (%s)", img.Bounds(), stdout)
+	}
+	if code, _, stderr := runCLI("model", "eval", "--n", "64", "--misread", filepath.Join(dir, "x.jpg")); code == 0 || !strings.Contains(stderr, "--misread") {
+		t.Errorf("--misread x.jpg: exit %d, %q", code, stderr)
 	}
 }

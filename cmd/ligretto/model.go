@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"image"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"ligretto/model"
+	"ligretto/model/plot"
 	"ligretto/model/training"
+	"ligretto/referee"
 )
 
 func init() {
@@ -18,7 +22,7 @@ func init() {
 
 func runModel(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos") {
-		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE|none] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE] [--second FILE|none]")
+		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE] [--second FILE|none]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -27,7 +31,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if args[0] == "photos" {
 		return runModelPhotos(args[1:], stdout, stderr)
 	}
-	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--weights FILE] [--second FILE|none] [--gorgonia]", stderr)
+	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]", stderr)
 	seed := fs.Uint64("seed", 7, "seed of the fresh crops (training used --seed and --seed+1000003)")
 	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
 	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
@@ -35,8 +39,12 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	nets := networkFlags(fs)
 	useGorgonia := fs.Bool("gorgonia", false, "classify with the gorgonia graph instead of the fast path")
+	misreadPNG := fs.String("misread", "", "write the faces read as another card to this PNG, each captioned with its seed, truth, reading and confidence")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
+	}
+	if *misreadPNG != "" && filepath.Ext(*misreadPNG) != ".png" {
+		return fmt.Errorf("--misread %q: want a .png file", *misreadPNG)
 	}
 	if *n < 2 {
 		return fmt.Errorf("--n %d: evaluate at least 2 crops", *n)
@@ -70,6 +78,12 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		if !*asJSON {
 			printReport(stdout, s, rep)
 		}
+	}
+	if *misreadPNG != "" {
+		if err := writeMisread(*misreadPNG, seeds, reps); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "misread faces: %s\n", *misreadPNG)
 	}
 	if *seedList == "" {
 		if *asJSON {
@@ -283,4 +297,25 @@ func newPredictor(w *model.Weights, useGorgonia bool) (model.Predictor, error) {
 		return model.NewClassifier(w, 32)
 	}
 	return model.NewFast(w)
+}
+
+// writeMisread draws every seed's misread faces on one contact sheet,
+// each captioned "seed: truth as reading, confidence" (Y10 as Y9 43%).
+func writeMisread(path string, seeds []uint64, reps []training.Report) error {
+	var tiles []image.Image
+	var captions []string
+	short := func(f referee.Face) string {
+		return fmt.Sprintf("%s%d", strings.ToUpper(f.Colour.String()[:1]), f.Number)
+	}
+	for i, rep := range reps {
+		for _, m := range rep.Misread {
+			tiles = append(tiles, m.Crop)
+			captions = append(captions, fmt.Sprintf("%d: %s as %s %.0f%%", seeds[i], short(m.Truth), short(m.Read), 100*m.Sure))
+		}
+	}
+	title := fmt.Sprintf("%d faces read as another card", len(tiles))
+	if len(tiles) == 0 {
+		title = "no face read as another card"
+	}
+	return savePNG(path, plot.Sheet(title, tiles, captions, 8, 3))
 }

@@ -2,6 +2,7 @@ package training
 
 import (
 	"fmt"
+	"image"
 
 	"ligretto/model"
 	"ligretto/referee"
@@ -28,9 +29,19 @@ type Report struct {
 	Back       float64 `json:"back"`        // among the 12 real designs, enrolled from EnrolShots crops each
 	BackUnseen float64 `json:"back_unseen"` // among 12 designs never seen in training
 	// Confusion matrices, rows truth, columns prediction.
-	SideConfusion   [][]int `json:"side_confusion"`
-	ColourConfusion [][]int `json:"colour_confusion"`
-	NumberConfusion [][]int `json:"number_confusion"`
+	// Misread holds the legible faces read as another card, with the
+	// crop the network read, in the order they were rendered.
+	Misread         []Misread `json:"-"`
+	SideConfusion   [][]int   `json:"side_confusion"`
+	ColourConfusion [][]int   `json:"colour_confusion"`
+	NumberConfusion [][]int   `json:"number_confusion"`
+}
+
+// Misread is a face an evaluation read as another card.
+type Misread struct {
+	Crop        image.Image
+	Truth, Read referee.Face
+	Sure        float32 // the reading's face confidence
 }
 
 // EnrolShots is how many crops of a back calibration enrols per player.
@@ -77,11 +88,12 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 	if err != nil {
 		return Report{}, err
 	}
-	var legible []bool // of the crops of the last classify call
+	var legible []bool       // of the crops of the last classify call
+	var images []image.Image // of its faces (nil for backs)
 	classify := func(labels []synth.Label) ([]model.Prediction, error) {
 		var faces []model.Crop
 		var backs []model.BackViews
-		legible = legible[:0]
+		legible, images = legible[:0], images[:0]
 		for _, l := range labels {
 			if l.Side == synth.BackSide {
 				img, err := rb.SampleOf(l)
@@ -93,14 +105,14 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 					return nil, err
 				}
 				backs = append(backs, v)
-				legible = append(legible, true)
+				legible, images = append(legible, true), append(images, nil)
 				continue
 			}
 			img, err := r.SampleOf(l)
 			if err != nil {
 				return nil, err
 			}
-			legible = append(legible, r.NumeralSeen() >= synth.LegibleNumeral)
+			legible, images = append(legible, r.NumeralSeen() >= synth.LegibleNumeral), append(images, img)
 			c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
 			if err != nil {
 				return nil, err
@@ -215,6 +227,8 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 			}
 			if c && num {
 				cardOK++
+			} else {
+				rep.Misread = append(rep.Misread, Misread{Crop: images[i], Truth: l.Face, Read: pr.Face(), Sure: pr.FaceConfidence()})
 			}
 		}
 		if progress != nil {

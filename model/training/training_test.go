@@ -141,6 +141,15 @@ func TestEvaluate_Bookkeeping(t *testing.T) {
 	if rep.Card > rep.Colour || rep.Card > rep.Number {
 		t.Fatal("card accuracy cannot exceed colour or number accuracy")
 	}
+	// Each card error is kept with the crop read, for model eval --misread.
+	if len(rep.Misread) != rep.CardErrors || rep.CardErrors == 0 {
+		t.Fatalf("%d misread faces kept for %d card errors (an untrained network makes many)", len(rep.Misread), rep.CardErrors)
+	}
+	for _, m := range rep.Misread {
+		if m.Truth == m.Read || m.Crop == nil || m.Crop.Bounds().Dx() != cfg.Width || m.Crop.Bounds().Dy() != cfg.Height {
+			t.Fatalf("misread %v as %v with a crop of %v", m.Truth, m.Read, m.Crop)
+		}
+	}
 	ph := []PhotoCrop{{Image: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height)), Colour: 1, Number: -1}}
 	pr, err := EvaluatePhotos(p, cfg, ph)
 	if err != nil || pr.N != 1 || pr.NumberN != 0 {
