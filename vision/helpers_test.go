@@ -33,19 +33,16 @@ func simRound(t testing.TB, players int, seed uint64, errRate float64) (*scene.S
 
 var (
 	predOnce sync.Once
-	testPred *model.Fast
+	testPred model.Predictor
 	testW    *model.Weights
 	predErr  error
 )
 
-func testPredictor(t testing.TB) (*model.Fast, model.Config) {
+// testPredictor is the classifier the commands use: the embedded network
+// with the embedded second network's opinion.
+func testPredictor(t testing.TB) (model.Predictor, model.Config) {
 	t.Helper()
-	predOnce.Do(func() {
-		testW, predErr = model.Default()
-		if predErr == nil {
-			testPred, predErr = model.NewFast(testW)
-		}
-	})
+	predOnce.Do(func() { testW, testPred, predErr = model.DefaultPredictor() })
 	if predErr != nil {
 		t.Fatal(predErr)
 	}

@@ -64,11 +64,7 @@ func paste(dst gocv.Mat, card *image.RGBA, cx, cy, deg float64) {
 
 func embedded(t *testing.T) (*model.Weights, model.Predictor) {
 	t.Helper()
-	w, err := model.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.NewFast(w)
+	w, p, err := model.DefaultPredictor() // as identify reads
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,7 @@ import (
 // at real speed). The stream's encoder is not included.
 func BenchmarkFrame(b *testing.B) {
 	cfg := DefaultConfig()
-	w, err := model.Default()
-	if err != nil {
-		b.Fatal(err)
-	}
-	pred, err := model.NewFast(w)
+	w, pred, err := model.DefaultPredictor() // as the demo reads
 	if err != nil {
 		b.Fatal(err)
 	}
