@@ -283,9 +283,26 @@ func TestIdentify_RealPhotoAndMissingFile(t *testing.T) {
 func TestTrain_FromWeights(t *testing.T) {
 	from := filepath.Join("..", "..", "model", "weights", "card.weights")
 	out := t.TempDir()
-	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--colour-weights", "1,1,1,2", "--face-share", "0.7", "--replay", "2", "--eval-n", "16", "--out", out)
+	code, _, stderr := runCLI("train", "--from", from, "--seed", "3", "--steps", "3", "--learn-rate", "1e-4", "--colour-weights", "1,1,1,2", "--face-share", "0.7", "--replay", "2", "--eval-n", "16", "--snapshot-at", "1,3", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The snapshot after the last step is the run's own weights; the one
+	// after the first step is not.
+	last, err := os.ReadFile(filepath.Join(out, "card-3.weights"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(filepath.Join(out, "card-1.weights"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := os.ReadFile(filepath.Join(out, "card.weights"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(last, final) || bytes.Equal(first, final) {
+		t.Errorf("snapshot after step 3 equals the weights: %v (want true); after step 1: %v (want false)", bytes.Equal(last, final), bytes.Equal(first, final))
 	}
 	before, err := os.ReadFile(from)
 	if err != nil {
@@ -321,7 +338,7 @@ func TestTrain_FromWeights(t *testing.T) {
 	if rep.FaceShare != 0.7 || rep.Replay != 2 {
 		t.Errorf("report: face share %g, replay %d; want 0.7 and 2", rep.FaceShare, rep.Replay)
 	}
-	for _, bad := range [][]string{{"--face-share", "1"}, {"--replay", "32"}, {"--replay", "-1"}} {
+	for _, bad := range [][]string{{"--face-share", "1"}, {"--replay", "32"}, {"--replay", "-1"}, {"--snapshot-at", "0"}, {"--snapshot-at", "7000"}, {"--snapshot-at", "5,x"}} {
 		dir := filepath.Join(t.TempDir(), "out")
 		code, _, stderr := runCLI("train", bad[0], bad[1], "--out", dir)
 		if code != 1 || !strings.Contains(stderr, bad[0]) {
