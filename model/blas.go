@@ -46,19 +46,19 @@ func (graphBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []fl
 		scaleRows(m, n, beta, c, ldc)
 		return
 	}
-	// op(A) as an m x k row-major matrix, op(B) as k x n.
+	// op(A) is read in place, by strides (a transposed A is the backward
+	// pass's weight gradients: a copy of it was a tenth of a step); op(B)
+	// as a k x n row-major matrix.
+	as, ak := lda, 1
+	if tA != blas.NoTrans {
+		as, ak = 1, lda
+	}
 	var tmps []*[]float32
 	defer func() {
 		for _, t := range tmps {
 			scratch.Put(t)
 		}
 	}()
-	if tA != blas.NoTrans {
-		t := getScratch(m * k)
-		tmps = append(tmps, t)
-		transpose(k, m, a, lda, *t)
-		a, lda = *t, k
-	}
 	if tB != blas.NoTrans {
 		t := getScratch(k * n)
 		tmps = append(tmps, t)
@@ -67,9 +67,10 @@ func (graphBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []fl
 	}
 	// The kernel works on 16 columns at a time: pad op(B) with zero
 	// columns rather than leave the last ones to the scalar edge loop
-	// (the backward pass has products 27 and 144 columns wide).
+	// (the backward pass has products 27 and 144 columns wide, and the
+	// first block's weight gradient is 16 x 27 over 24,576 pixels).
 	nn := n
-	if n%16 != 0 && m >= 64 {
+	if n%16 != 0 && m >= 4 {
 		nn = (n + 15) / 16 * 16
 		t := getScratch(k * nn)
 		tmps = append(tmps, t)
@@ -89,7 +90,7 @@ func (graphBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []fl
 		tmps = append(tmps, t)
 		out, ldo = *t, nn
 	}
-	gemm(m, nn, k, a, lda, b, ldb, out, ldo)
+	gemmStrided(m, nn, k, a, as, ak, b, ldb, out, ldo)
 	if direct {
 		return
 	}

@@ -82,3 +82,31 @@ func BenchmarkTrainStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/step")
 }
+
+// Reading a transposed A in place (by strides) must give the very bits a
+// transposed copy gave: the committed weights were trained through it.
+func TestGemmStrided_SameBitsAsTransposedCopy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sh := range [][3]int{{16, 27, 300}, {32, 144, 61}, {7, 40, 9}, {96, 10, 16}, {1, 3, 2}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		lda := m + 3
+		at := make([]float32, k*lda) // A stored transposed: k x m, leading dimension lda
+		for i := range at {
+			at[i] = float32(rng.NormFloat64())
+		}
+		b := make([]float32, k*n)
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		a := make([]float32, m*k)
+		transpose(k, m, at, lda, a)
+		want, got := make([]float32, m*n), make([]float32, m*n)
+		gemm(m, n, k, a, k, b, n, want, n)
+		gemmStrided(m, n, k, at, 1, lda, b, n, got, n)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%dx%dx%d: c[%d] %v in place, %v from a copy", m, n, k, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -7,12 +7,34 @@ import "fmt"
 // to an assembly kernel that keeps the tile in registers; the edges, and
 // everything elsewhere, use gonum's saxpy over rows of B.
 func gemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	gemmStrided(m, n, k, a, lda, 1, b, ldb, c, ldc)
+}
+
+// gemmStrided is gemm with A[i][kk] at a[i*as+kk*ak]: (lda, 1) for a
+// row-major A, (1, lda) for one stored transposed, which the kernel then
+// reads in place instead of from a transposed copy.
+func gemmStrided(m, n, k int, a []float32, as, ak int, b []float32, ldb int, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 || len(a) < (m-1)*lda+k || len(b) < (k-1)*ldb+n || len(c) < (m-1)*ldc+n || lda < k || ldb < n || ldc < n {
-		panic(fmt.Sprintf("model: gemm %dx%dx%d out of bounds (len a %d lda %d, b %d ldb %d, c %d ldc %d)",
-			m, n, k, len(a), lda, len(b), ldb, len(c), ldc))
+	if k == 0 || as < 1 || ak < 1 || len(a) < (m-1)*as+(k-1)*ak+1 || len(b) < (k-1)*ldb+n || len(c) < (m-1)*ldc+n ||
+		ldb < n || ldc < n || (ak == 1 && as < k) || (as == 1 && ak < m) {
+		panic(fmt.Sprintf("model: gemm %dx%dx%d out of bounds (len a %d strides %d,%d, b %d ldb %d, c %d ldc %d)",
+			m, n, k, len(a), as, ak, len(b), ldb, len(c), ldc))
+	}
+	// rowOf returns row i of A, contiguous (a copy into tmp if A is strided).
+	tmp := []float32(nil)
+	rowOf := func(i int) []float32 {
+		if ak == 1 {
+			return a[i*as : i*as+k]
+		}
+		if tmp == nil {
+			tmp = make([]float32, k)
+		}
+		for kk := range tmp {
+			tmp[kk] = a[i*as+kk*ak]
+		}
+		return tmp
 	}
 	mt, nt := 0, 0
 	if useKernel {
@@ -21,7 +43,7 @@ func gemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, 
 		// while every block of 4 rows of A passes over it.
 		for j := 0; j < nt; j += 16 {
 			for i := 0; i < mt; i += 4 {
-				kernel4x16(k, a[i*lda:], lda, b[j:], ldb, c[i*ldc+j:], ldc)
+				kernel4x16(k, a[i*as:], as, ak, b[j:], ldb, c[i*ldc+j:], ldc)
 			}
 		}
 	}
@@ -32,10 +54,10 @@ func gemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, 
 		pa := make([]float32, 4*k)
 		pc := make([]float32, 4*nt)
 		for i := mt; i < m; i++ {
-			copy(pa[(i-mt)*k:(i-mt+1)*k], a[i*lda:i*lda+k])
+			copy(pa[(i-mt)*k:(i-mt+1)*k], rowOf(i))
 		}
 		for j := 0; j < nt; j += 16 {
-			kernel4x16(k, pa, k, b[j:], ldb, pc[j:], nt)
+			kernel4x16(k, pa, k, 1, b[j:], ldb, pc[j:], nt)
 		}
 		for i := mt; i < m; i++ {
 			copy(c[i*ldc:i*ldc+nt], pc[(i-mt)*nt:(i-mt+1)*nt])
@@ -43,14 +65,14 @@ func gemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, 
 		mt = m // the column edge below covers these rows too
 	}
 	for i := mt; i < m; i++ {
-		rowAxpy(n, k, a[i*lda:i*lda+k], b, ldb, c[i*ldc:i*ldc+n])
+		rowAxpy(n, k, rowOf(i), b, ldb, c[i*ldc:i*ldc+n])
 	}
 	// Columns right of the tiles, for the tiled rows.
 	if nt < n {
 		for i := 0; i < mt; i++ {
 			ci := c[i*ldc+nt : i*ldc+n]
 			clear(ci)
-			for kk, av := range a[i*lda : i*lda+k] {
+			for kk, av := range rowOf(i) {
 				if av != 0 {
 					br := b[kk*ldb+nt : kk*ldb+n]
 					for j := range ci {

@@ -5,7 +5,7 @@ package model
 // sgemm4x16 is in gemm_amd64.s.
 //
 //go:noescape
-func sgemm4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func sgemm4x16(k int, a *float32, lda, ak int, b *float32, ldb int, c *float32, ldc int)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
@@ -31,6 +31,8 @@ func hasAVX2FMA() bool {
 
 var useKernel = hasAVX2FMA()
 
-func kernel4x16(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	sgemm4x16(k, &a[0], lda, &b[0], ldb, &c[0], ldc)
+// kernel4x16 multiplies a 4xk block of A, A[i][kk] at a[i*lda+kk*ak], by
+// a kx16 panel of B into C.
+func kernel4x16(k int, a []float32, lda, ak int, b []float32, ldb int, c []float32, ldc int) {
+	sgemm4x16(k, &a[0], lda, ak, &b[0], ldb, &c[0], ldc)
 }

@@ -1,20 +1,23 @@
 #include "textflag.h"
 
-// func sgemm4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+// func sgemm4x16(k int, a *float32, lda, ak int, b *float32, ldb int, c *float32, ldc int)
 //
-// C[0:4][0:16] = A[0:4][0:k] * B[0:k][0:16], row-major, leading dimensions
-// in elements. AVX2 + FMA: the 4x16 tile of C lives in Y0-Y7 for the whole
-// k loop. The caller checks bounds and CPU support.
-TEXT ·sgemm4x16(SB), NOSPLIT, $0-56
+// C[0:4][0:16] = A[0:4][0:k] * B[0:k][0:16], with A[i][kk] at
+// a[i*lda+kk*ak] (ak 1: row-major; lda 1: A stored transposed), B and C
+// row-major, strides in elements. AVX2 + FMA: the 4x16 tile of C lives in
+// Y0-Y7 for the whole k loop. The caller checks bounds and CPU support.
+TEXT ·sgemm4x16(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
 	SHLQ $2, R8
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R9
+	MOVQ ak+24(FP), R14
+	SHLQ $2, R14
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R9
 	SHLQ $2, R9
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R10
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R10
 	SHLQ $2, R10
 
 	LEAQ (SI)(R8*1), R11
@@ -48,10 +51,10 @@ loop:
 	VBROADCASTSS (R13), Y13
 	VFMADD231PS  Y8, Y13, Y6
 	VFMADD231PS  Y9, Y13, Y7
-	ADDQ         $4, SI
-	ADDQ         $4, R11
-	ADDQ         $4, R12
-	ADDQ         $4, R13
+	ADDQ         R14, SI
+	ADDQ         R14, R11
+	ADDQ         R14, R12
+	ADDQ         R14, R13
 	ADDQ         R9, DI
 	DECQ         CX
 	JNZ          loop

@@ -4,6 +4,6 @@ package model
 
 const useKernel = false
 
-func kernel4x16(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+func kernel4x16(k int, a []float32, lda, ak int, b []float32, ldb int, c []float32, ldc int) {
 	panic("model: no SIMD kernel on this platform")
 }

@@ -122,24 +122,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	// Render batches ahead on another goroutine, while the network trains.
-	batches := make(chan model.Batch, 4)
-	errs := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		for range *steps {
-			b, err := data.Next()
-			if err != nil {
-				errs <- err
-				return
-			}
-			batches <- b
-		}
-	}()
+	// Each batch is rendered when the step asks for it, on both cores
+	// (data.Next), not ahead beside the step, which would hold one of its
+	// workers back while the other waited.
 	next := func() (model.Batch, error) {
-		b, ok := <-batches
-		if !ok {
-			return model.Batch{}, <-errs
+		b, err := data.Next()
+		if err != nil {
+			return model.Batch{}, err
 		}
 		if replay != nil {
 			replay.Mix(&b)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"math/rand/v2"
+	"sync"
 
 	"ligretto/model"
 	"ligretto/referee"
@@ -37,21 +38,43 @@ type PhotoCrop struct {
 // Data draws training batches. Half the synthetic samples are faces, half
 // backs over BackClasses designs: the 12 real ones and random ones, so that
 // the back embedding learns backs in general.
+//
+// A batch is rendered by RenderLanes goroutines at once, each with its own
+// renderer and random numbers drawing every RenderLanes-th sample, so the
+// batches are the same whatever the machine's cores and scheduling.
 type Data struct {
 	cfg        model.Config
-	r          *synth.Renderer
-	rng        *rand.Rand
+	lanes      [RenderLanes]*lane
 	designs    []string
 	photos     []PhotoCrop
 	photoShare float64
-	img        *image.RGBA
 	// colourCum is the cumulative share of each face colour (referee.Colours
 	// order), 1 at the end; nil draws the four colours equally.
 	colourCum []float64
 	// faceShare is the share of synthetic samples that are faces; 0 means
-	// half, drawn as the runs before SetFaceShare drew them (so that their
-	// commands still reproduce their weights).
+	// half, drawn by a coin (as before SetFaceShare existed).
 	faceShare float64
+}
+
+// RenderLanes is how many goroutines render a batch. It fixes which
+// random numbers draw which sample, so it is part of the data, not a
+// machine setting: 2, the cores training was measured on (rendering on
+// the goroutine the steps wait for, not beside them, keeps both cores
+// busy: a renderer running beside the step's two workers held one of
+// them back while the other waited).
+const RenderLanes = 2
+
+// lane renders its share of each batch.
+type lane struct {
+	r   *synth.Renderer
+	rng *rand.Rand
+	img *image.RGBA
+}
+
+// laneSeed sets lane k's random numbers apart from the other lanes' and
+// from an evaluation's renderer seeded with a small number.
+func laneSeed(seed uint64, k int) uint64 {
+	return seed ^ uint64(k)*0x9e3779b97f4a7c15
 }
 
 // NewData makes a data source for cfg's crop size and back classes. With
@@ -65,15 +88,19 @@ func NewData(cfg model.Config, seed uint64, photos []PhotoCrop, photoShare float
 	}
 	p := synth.DefaultParams()
 	p.W, p.H = cfg.Width, cfg.Height
-	r, err := synth.New(p, seed)
-	if err != nil {
-		return nil, err
-	}
 	if len(photos) == 0 {
 		photoShare = 0
 	}
-	return &Data{cfg: cfg, r: r, rng: rand.New(rand.NewPCG(seed, 0xda7a)), designs: TrainDesigns(cfg.BackClasses),
-		photos: photos, photoShare: photoShare, img: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))}, nil
+	d := &Data{cfg: cfg, designs: TrainDesigns(cfg.BackClasses), photos: photos, photoShare: photoShare}
+	for k := range d.lanes {
+		s := laneSeed(seed, k)
+		r, err := synth.New(p, s)
+		if err != nil {
+			return nil, err
+		}
+		d.lanes[k] = &lane{r: r, rng: rand.New(rand.NewPCG(s, 0xda7a)), img: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))}
+	}
+	return d, nil
 }
 
 // TrainDesigns lists the back designs of the training classes, in class order.
@@ -85,33 +112,54 @@ func TrainDesigns(n int) []string {
 	return ids[:n]
 }
 
-// Next draws one batch of cfg.BatchSize samples.
+// Next draws one batch of cfg.BatchSize samples, its lanes rendering at
+// once.
 func (d *Data) Next() (model.Batch, error) {
-	n := d.cfg.BatchSize
-	b := model.Batch{X: make([]float32, 0, n*d.cfg.CropLen()),
+	n, cl := d.cfg.BatchSize, d.cfg.CropLen()
+	b := model.Batch{X: make([]float32, n*cl),
 		Side: make([]int, n), Colour: make([]int, n), Number: make([]int, n), BackClass: make([]int, n)}
-	for i := range n {
-		if d.photoShare > 0 && d.rng.Float64() < d.photoShare {
-			p := d.photos[d.rng.IntN(len(d.photos))]
-			jitterInto(d.img, p.Image, d.rng)
-			b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = model.SideFace, p.Colour, p.Number, -1
-		} else {
-			l := d.label()
-			if err := d.r.SampleOfInto(d.img, l); err != nil {
-				return model.Batch{}, err
+	var errs [RenderLanes]error
+	var wg sync.WaitGroup
+	for k, ln := range d.lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := k; i < n; i += len(d.lanes) {
+				if errs[k] = d.draw(ln, &b, i); errs[k] != nil {
+					return
+				}
 			}
-			setLabels(&b, i, l, d.designs)
-			if d.r.NumeralSeen() < synth.LegibleNumeral {
-				b.Number[i] = -1 // its colour shows, its number does not
-			}
-		}
-		c, err := model.CropFromImage(d.img, d.cfg.Width, d.cfg.Height)
-		if err != nil {
-			return model.Batch{}, err
-		}
-		b.X = append(b.X, c...)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return model.Batch{}, err
 	}
 	return b, nil
+}
+
+// draw renders sample i of b with ln.
+func (d *Data) draw(ln *lane, b *model.Batch, i int) error {
+	if d.photoShare > 0 && ln.rng.Float64() < d.photoShare {
+		p := d.photos[ln.rng.IntN(len(d.photos))]
+		jitterInto(ln.img, p.Image, ln.rng)
+		b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = model.SideFace, p.Colour, p.Number, -1
+	} else {
+		l := d.label(ln.rng)
+		if err := ln.r.SampleOfInto(ln.img, l); err != nil {
+			return err
+		}
+		setLabels(b, i, l, d.designs)
+		if ln.r.NumeralSeen() < synth.LegibleNumeral {
+			b.Number[i] = -1 // its colour shows, its number does not
+		}
+	}
+	c, err := model.CropFromImage(ln.img, d.cfg.Width, d.cfg.Height)
+	if err != nil {
+		return err
+	}
+	copy(b.X[i*len(c):], c)
+	return nil
 }
 
 // SetColourWeights draws the synthetic faces' colours in proportion to
@@ -152,11 +200,11 @@ func (d *Data) SetFaceShare(share float64) error {
 	return nil
 }
 
-func (d *Data) faceColour() referee.Colour {
+func (d *Data) faceColour(rng *rand.Rand) referee.Colour {
 	if d.colourCum == nil {
-		return referee.Colours[d.rng.IntN(len(referee.Colours))]
+		return referee.Colours[rng.IntN(len(referee.Colours))]
 	}
-	u := d.rng.Float64()
+	u := rng.Float64()
 	for i, c := range d.colourCum {
 		if u < c {
 			return referee.Colours[i]
@@ -165,17 +213,17 @@ func (d *Data) faceColour() referee.Colour {
 	return referee.Colours[len(referee.Colours)-1]
 }
 
-func (d *Data) label() synth.Label {
+func (d *Data) label(rng *rand.Rand) synth.Label {
 	var face bool
 	if d.faceShare == 0 {
-		face = d.rng.IntN(2) == 0
+		face = rng.IntN(2) == 0
 	} else {
-		face = d.rng.Float64() < d.faceShare
+		face = rng.Float64() < d.faceShare
 	}
 	if face {
-		return synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: d.faceColour(), Number: 1 + d.rng.IntN(10)}}
+		return synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: d.faceColour(rng), Number: 1 + rng.IntN(10)}}
 	}
-	return synth.Label{Side: synth.BackSide, Back: d.designs[d.rng.IntN(len(d.designs))]}
+	return synth.Label{Side: synth.BackSide, Back: d.designs[rng.IntN(len(d.designs))]}
 }
 
 func setLabels(b *model.Batch, i int, l synth.Label, designs []string) {

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"ligretto/model"
@@ -269,5 +270,40 @@ func TestSummarise_CountsSeedsUnderTarget(t *testing.T) {
 	}
 	if faces := Summarise([]Report{{Faces: 10, Card: 1, Side: 1}}); faces.BackSeeds != 0 || faces.WorstUnseen != 0 || faces.BackUnder != 0 {
 		t.Errorf("faces alone: %+v", faces)
+	}
+}
+
+// The batches hang on the seed alone: the lanes render at once, yet on one
+// core or two the same seed gives the same batches, and another seed other
+// ones.
+func TestNext_SameBatchesOnAnyCores(t *testing.T) {
+	cfg := smallConfig()
+	batches := func(seed uint64, procs int) []model.Batch {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		d, err := NewData(cfg, seed, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []model.Batch
+		for range 3 {
+			b, err := d.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+		return out
+	}
+	one, two := batches(5, 1), batches(5, 2)
+	if !reflect.DeepEqual(one, two) {
+		t.Fatal("seed 5 gave other batches on two cores than on one")
+	}
+	if other := batches(6, 2); reflect.DeepEqual(one[0].X, other[0].X) {
+		t.Fatal("seeds 5 and 6 gave the same batch")
+	}
+	// The lanes draw apart: a batch's two halves are not one stream twice.
+	cl := cfg.CropLen()
+	if reflect.DeepEqual(one[0].X[:cl], one[0].X[cl:2*cl]) {
+		t.Fatal("the first two samples, one from each lane, are the same")
 	}
 }
