@@ -18,16 +18,30 @@ import (
 // side of a marker's black square (DefaultMarkerMM for the printed sheet);
 // it gives the table's size in millimetres.
 func FindPlane(img gocv.Mat, markerMM float64) (Plane, error) {
+	pl, _, err := FindPlaneMarkers(img, markerMM)
+	return pl, err
+}
+
+// FindPlaneMarkers is FindPlane that also says which of the four markers
+// it saw, so that a person setting up the camera knows which one to fix.
+func FindPlaneMarkers(img gocv.Mat, markerMM float64) (Plane, [4]bool, error) {
+	var seen [4]bool
 	dets, err := aruco.Detect(img)
 	if err != nil {
-		return Plane{}, fmt.Errorf("%w: %v", ErrCorners, err)
+		return Plane{}, seen, fmt.Errorf("%w: %v", ErrCorners, err)
 	}
 	var got [4]*aruco.Detection
 	for i := range dets {
 		if d := &dets[i]; d.ID >= 0 && d.ID < 4 && got[d.ID] == nil {
 			got[d.ID] = d
+			seen[d.ID] = true
 		}
 	}
+	pl, err := planeOf(got, markerMM)
+	return pl, seen, err
+}
+
+func planeOf(got [4]*aruco.Detection, markerMM float64) (Plane, error) {
 	var missing []int
 	for i, d := range got {
 		if d == nil {

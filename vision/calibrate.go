@@ -30,6 +30,7 @@ type Calibrator struct {
 	file     *calibration.File
 	view     *tableView
 	planeN   int
+	markers  [4]bool // which table markers the last frame showed
 	bgSum    gocv.Mat // float sum of rectified empty tables
 	bgN      int
 	bg       gocv.Mat // the empty table, 8-bit, work scale
@@ -94,6 +95,22 @@ func (c *Calibrator) Close() {
 	if c.view != nil {
 		c.view.Close()
 	}
+}
+
+// MarkersSeen counts the table markers seen in the last frame while the
+// calibrator looked for them (4 once the table is found, or with corners
+// given by hand).
+func (c *Calibrator) MarkersSeen() int {
+	if c.view != nil {
+		return 4
+	}
+	n := 0
+	for _, s := range c.markers {
+		if s {
+			n++
+		}
+	}
+	return n
 }
 
 // Done reports whether every player is enrolled.
@@ -163,7 +180,8 @@ func (c *Calibrator) findPlane(frame gocv.Mat) error {
 	if c.manual != nil {
 		pl, src = *c.manual, "manual"
 	} else {
-		p, err := calibration.FindPlane(frame, c.markerMM)
+		p, seen, err := calibration.FindPlaneMarkers(frame, c.markerMM)
+		c.markers = seen
 		if err != nil {
 			c.planeN = 0
 			return nil // keep looking

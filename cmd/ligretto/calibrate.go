@@ -1,16 +1,16 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 
-	"gocv.io/x/gocv"
-
 	"ligretto/calibration"
+	"ligretto/referee"
+	"ligretto/table"
 	"ligretto/vision"
 )
 
@@ -59,6 +59,7 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 
 // calibrateFrom reads frames from src until every player is enrolled.
 func calibrateFrom(spec string, players int, corners, tableMM string, markerMM float64, nets networks, progress io.Writer) (*calibration.File, error) {
+	var stage stageLog
 	w, pred, err := predictor(nets, false)
 	if err != nil {
 		return nil, err
@@ -76,35 +77,40 @@ func calibrateFrom(spec string, players int, corners, tableMM string, markerMM f
 		}
 		opts = append(opts, vision.WithCorners(pl))
 	}
-	c, err := vision.NewCalibrator(players, pred, w.Config, opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	src, err := vision.OpenSource(spec, 30)
+	src, err := table.Open(spec, 30)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	frame := gocv.NewMat()
-	defer frame.Close()
-	stage := ""
-	for !c.Done() {
-		if _, err := src.Read(&frame); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, c.Stage())
-			}
-			return nil, err
-		}
-		if err := c.Add(frame); err != nil {
-			return nil, err
-		}
-		if s := c.Stage(); s != stage {
-			stage = s
-			fmt.Fprintf(progress, "calibrate: %s\n", s)
-		}
+	var made *calibration.File
+	loop, err := table.New(table.Config{Players: players, Calibrator: opts, CalibrateOnly: true,
+		OnCalibrated: func(f *calibration.File) { made = f },
+		OnFrame: func(table.Frame) { stage.show(progress) }}, pred, w.Config, referee.New())
+	if err != nil {
+		return nil, err
 	}
-	return c.File()
+	defer loop.Close()
+	stage.status = loop.Status
+	if err := loop.Run(context.Background(), src); err != nil {
+		return nil, err
+	}
+	if made == nil {
+		return nil, fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, loop.Status().Stage)
+	}
+	return made, nil
+}
+
+// stageLog prints each new stage of a calibration once.
+type stageLog struct {
+	status func() table.Status
+	last   string
+}
+
+func (s *stageLog) show(w io.Writer) {
+	if st := s.status(); st.Stage != s.last {
+		s.last = st.Stage
+		fmt.Fprintf(w, "calibrate: %s\n", st.Stage)
+	}
 }
 
 func parseCorners(s, tableMM string) (calibration.Plane, error) {

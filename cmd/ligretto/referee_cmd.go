@@ -1,16 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"gocv.io/x/gocv"
-
 	"ligretto/calibration"
 	"ligretto/referee"
+	"ligretto/table"
 	"ligretto/vision"
 )
 
@@ -55,24 +54,15 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pred.Close()
-	source, err := vision.OpenSource(*src, 30)
+	source, err := table.Open(*src, 30)
 	if err != nil {
 		return err
 	}
 	defer source.Close()
-	frame := gocv.NewMat()
-	defer frame.Close()
-
-	var cal *calibration.File
+	cfg := table.Config{Players: *players, Pipeline: vision.DefaultPipelineConfig()}
 	if *calPath != "" {
-		f, err := os.Open(*calPath)
-		if err != nil {
-			return fmt.Errorf("calibration: %w (run `ligretto calibrate --source SRC --players N --out %s`)", err, *calPath)
-		}
-		cal, err = calibration.Read(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", *calPath, err)
+		if cfg.Calibration, err = readCalibration(*calPath); err != nil {
+			return err
 		}
 	} else {
 		// Calibrate from the source's own first frames, then referee the rest.
@@ -80,78 +70,44 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		c, err := vision.NewCalibrator(*players, pred, w.Config, vision.WithStandardBacks(std))
-		if err != nil {
-			return err
+		cfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
+	}
+	ref := referee.New(opts...)
+	enc := json.NewEncoder(stdout)
+	var writeErr error
+	cfg.OnVerdict = func(tv table.Verdict) {
+		o, v := tv.Obs, tv.Verdict
+		line := refereeLine{Obs: o}
+		if tv.Err != nil {
+			line.Error = tv.Err.Error()
+		} else {
+			line.Verdict = &v
 		}
-		for !c.Done() {
-			if _, err := source.Read(&frame); err != nil {
-				c.Close()
-				if errors.Is(err, io.EOF) {
-					return fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, c.Stage())
-				}
-				return err
+		switch {
+		case *asJSON:
+			if err := enc.Encode(line); err != nil && writeErr == nil {
+				writeErr = err
 			}
-			if err := c.Add(frame); err != nil {
-				c.Close()
-				return err
-			}
-		}
-		cal, err = c.File()
-		c.Close()
-		if err != nil {
-			return err
+		case line.Verdict != nil:
+			fmt.Fprintf(stdout, "%7d ms  %-12s %-9s %s %s\n", o.TimeMS, o.Kind, v.Status, v.Rule, v.Reason)
+		default:
+			fmt.Fprintf(stdout, "%7d ms  %-12s refused: %s\n", o.TimeMS, o.Kind, line.Error)
 		}
 	}
-	p, err := vision.NewPipeline(cal, pred, w.Config, vision.DefaultPipelineConfig())
+	loop, err := table.New(cfg, pred, w.Config, ref)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	ref := referee.New(opts...)
-	enc := json.NewEncoder(stdout)
-	apply := func(obs []referee.Observation) error {
-		for _, o := range obs {
-			v, err := ref.Apply(o)
-			line := refereeLine{Obs: o}
-			var x *referee.Violation
-			if err != nil && !errors.As(err, &x) {
-				line.Error = err.Error()
-			} else {
-				line.Verdict = &v
-			}
-			if *asJSON {
-				if err := enc.Encode(line); err != nil {
-					return err
-				}
-			} else if line.Verdict != nil {
-				fmt.Fprintf(stdout, "%7d ms  %-12s %-9s %s %s\n", o.TimeMS, o.Kind, v.Status, v.Rule, v.Reason)
-			} else {
-				fmt.Fprintf(stdout, "%7d ms  %-12s refused: %s\n", o.TimeMS, o.Kind, line.Error)
-			}
-		}
-		return nil
+	defer loop.Close()
+	srcErr := loop.Run(context.Background(), source)
+	if writeErr != nil {
+		return writeErr
 	}
-	if err := apply(p.Start(0)); err != nil {
-		return err
+	if srcErr != nil && loop.Calibration() == nil {
+		return fmt.Errorf("%w (%v)", vision.ErrNotCalibrated, srcErr)
 	}
-	var srcErr error
-	for {
-		t, err := source.Read(&frame)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				srcErr = err // the source broke: report it after the scores so far
-			}
-			break
-		}
-		obs, err := p.Process(frame, t)
-		if err != nil {
-			srcErr = err
-			break
-		}
-		if err := apply(obs); err != nil {
-			return err
-		}
+	if loop.Calibration() == nil {
+		return fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, loop.Status().Stage)
 	}
 	res := ref.Match()
 	if res != nil {
@@ -176,4 +132,19 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w (the scores so far are above)", srcErr)
 	}
 	return nil
+}
+
+// readCalibration reads a calibration file, saying how to make one when
+// it is missing.
+func readCalibration(path string) (*calibration.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w (run `ligretto calibrate --source SRC --players N --out %s`)", err, path)
+	}
+	defer f.Close()
+	cal, err := calibration.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cal, nil
 }

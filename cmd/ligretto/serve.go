@@ -13,12 +13,17 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"ligretto/calibration"
 	"ligretto/referee"
 	"ligretto/stream"
-	"ligretto/vision/demo"
+	"ligretto/table"
+	"ligretto/table/demo"
+	"ligretto/vision"
 )
 
 func init() {
@@ -31,16 +36,19 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "[--source demo] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
-	source := fs.String("source", "demo", "what to stream: demo (simulated matches, rendered, and refereed live by the vision pipeline)")
-	players := fs.Int("players", 4, "with --source demo: players at the simulated table, 2 to 12")
-	speed := fs.Float64("speed", 1, "with --source demo: how many times faster than real time the matches run")
+	fs := newFlags("serve", "[--source demo|CAMERA|VIDEO|FOLDER] [--calibration F | --players N] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
+	source := fs.String("source", "demo", "what to referee: demo (simulated matches, rendered), a camera index or /dev/videoN, a video file, or a folder of images")
+	players := fs.Int("players", 4, "players at the table, 2 to 12 (the demo's, or how many to calibrate live)")
+	speed := fs.Float64("speed", 1, "how many times faster than real time the demo, a video or a folder plays")
+	calPath := fs.String("calibration", "", "calibration file for a camera, video or folder (default: calibrate live from the first frames, with --players)")
+	logPath := fs.String("log", "", "also write the referee's event log (JSON lines) to this new file; `ligretto replay FILE` rebuilds the state from it")
 	addr := fs.String("addr", ":8080", "HTTP address for the spectator page, the console, WHEP and the API")
 	tokenFile := fs.String("token-file", "", "file holding the operator token (without it, a random token is printed once)")
 	maxViewers := fs.Int("max-viewers", 50, "most spectators at once; more are refused with 503")
 	udpPort := fs.Int("udp-port", 8443, "the one UDP port for all WebRTC media (0: any free port)")
 	publicIP := fs.String("public-ip", "", "announce this IP to viewers instead of the local addresses (server behind 1:1 NAT)")
 	nackHistory := fs.Int("nack-history", 0, "RTP packets kept, for all viewers together, to resend to a viewer that lost them (0: 1024; negative: none, a lost packet then costs every viewer a keyframe)")
+	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,8 +60,34 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "ligretto serve: --udp-port %d is not a port\n", *udpPort)
 		return errUsage
 	}
+	if *source == "demo" && *calPath != "" {
+		fmt.Fprintln(stderr, "ligretto serve: the demo calibrates each simulated table itself; --calibration is for a camera, video or folder")
+		return errUsage
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
+	var cal *calibration.File
+	if *calPath != "" {
+		var err error
+		if cal, err = readCalibration(*calPath); err != nil {
+			return err
+		}
+	}
+	var refOpts []referee.Option
+	if *logPath != "" {
+		// A new file only: an earlier match's log is never overwritten.
+		lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("referee log: %w (choose a new file)", err)
+		}
+		defer lf.Close()
+		refOpts = append(refOpts, referee.WithLog(lf))
+	}
+	w, pred, err := predictor(nets, false)
+	if err != nil {
+		return err
+	}
+	defer pred.Close()
 	token, err := operatorToken(*tokenFile, stdout)
 	if err != nil {
 		return err
@@ -61,22 +95,46 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := serveContext()
 	defer cancel()
 
-	game := stream.NewRefereeGame(referee.New(), nil)
-	var src stream.FrameSource
+	roster := referee.DefaultPlayers(*players)
+	game := stream.NewRefereeGame(referee.New(refOpts...), roster)
+	var src table.Source
 	switch *source {
 	case "demo":
 		cfg := demo.DefaultConfig()
-		cfg.Players, cfg.Speed = *players, *speed
-		src = stream.FrameSourceFunc(func(ctx context.Context) <-chan stream.Frame { return demoFrames(ctx, cfg, game, log) })
+		cfg.Players, cfg.Speed, cfg.Log = *players, *speed, log
+		if src, err = demo.New(ctx, cfg); err != nil {
+			return err
+		}
 	default:
-		fmt.Fprintf(stderr, "ligretto serve: unknown --source %q (want demo)\n", *source)
-		return errUsage
+		if src, err = table.Open(*source, 30); err != nil {
+			return err
+		}
+		if !table.IsCamera(*source) {
+			src = table.Paced(src, *speed)
+		}
 	}
+	defer src.Close()
+	feed := newFrameFeed()
+	lcfg := table.Config{Players: *players, Calibration: cal, Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: log,
+		OnFrame: feed.offer}
+	if cal == nil {
+		std, err := vision.StandardBacks(pred, w.Config)
+		if err != nil {
+			return err
+		}
+		lcfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
+	}
+	loop, err := table.New(lcfg, pred, w.Config, gameReferee{game})
+	if err != nil {
+		return err
+	}
+	defer loop.Close()
+
 	cfg := stream.Config{Token: token, MaxViewers: *maxViewers, UDPAddr: fmt.Sprintf(":%d", *udpPort), NACKHistory: *nackHistory, Logger: log}
 	if *publicIP != "" {
 		cfg.PublicIPs = []string{*publicIP}
 	}
-	srv, err := stream.New(cfg, src, game)
+	srv, err := stream.New(cfg, feed, game)
 	if err != nil {
 		return err
 	}
@@ -93,13 +151,43 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	log.Info("serving", slog.String("http", ln.Addr().String()), slog.String("udp", srv.ICEAddr().String()),
 		slog.String("source", *source), slog.Int("max_viewers", *maxViewers))
 
+	// The match loop: it reads the table until the source ends (a video,
+	// a folder) or breaks; the server goes on showing the last picture and
+	// the scores until it is stopped.
+	loopDone := make(chan error, 1)
+	go func() {
+		err := loop.Run(ctx, src)
+		feed.ended()
+		loopDone <- err
+	}()
 	runErr := make(chan error, 1)
 	go func() { runErr <- srv.Run(ctx) }()
-	select {
-	case err = <-runErr:
-	case err = <-served:
-		cancel()
-		<-runErr
+	var loopErr error
+	for waiting := true; waiting; {
+		select {
+		case e := <-loopDone:
+			loopErr = e
+			loopDone = nil
+			switch {
+			case errors.Is(e, table.ErrStopped):
+			case e != nil:
+				log.Error("the table's source broke; still serving the scores so far (Ctrl-C stops)", slog.Any("err", e))
+			default:
+				st := game.State()
+				log.Info("the source ended; still serving the scores (Ctrl-C stops)", slog.Int("rounds_scored", st.Match.Rounds),
+					slog.String("phase", string(st.Phase)))
+			}
+		case err = <-runErr:
+			waiting = false
+		case err = <-served:
+			cancel()
+			<-runErr
+			waiting = false
+		}
+	}
+	cancel()
+	if loopDone != nil {
+		loopErr = <-loopDone
 	}
 	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()
@@ -107,8 +195,90 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
+	if err == nil && loopErr != nil && !errors.Is(loopErr, table.ErrStopped) {
+		err = loopErr
+	}
 	log.Info("stopped")
 	return err
+}
+
+// gameReferee lets the match loop feed the game and draw the referee's state.
+type gameReferee struct{ g *stream.RefereeGame }
+
+func (r gameReferee) Apply(o referee.Observation) (referee.Verdict, error) { return r.g.Apply(o) }
+func (r gameReferee) State() referee.State                                 { return r.g.RefereeState() }
+
+// frameFeed carries the loop's annotated frames to the stream: the newest
+// only (a frame the encoder is not ready for is dropped, so the picture
+// stays live). Once the source has ended, the last picture is sent again
+// now and then, so that a spectator who comes later still sees the table
+// and its scores.
+type frameFeed struct {
+	ch   chan stream.Frame
+	last atomic.Pointer[stream.Frame]
+	done chan struct{}
+	once sync.Once
+}
+
+func newFrameFeed() *frameFeed {
+	return &frameFeed{ch: make(chan stream.Frame, 1), done: make(chan struct{})}
+}
+
+func (f *frameFeed) offer(tf table.Frame) {
+	if len(f.ch) == cap(f.ch) {
+		return // the encoder is busy: this frame is skipped (not even converted)
+	}
+	img, err := table.RGBA(tf.Image)
+	if err != nil {
+		return
+	}
+	fr := stream.Frame{Image: img, Seq: tf.Seq, Time: time.Now()}
+	f.last.Store(&fr)
+	select {
+	case f.ch <- fr:
+	default:
+	}
+}
+
+func (f *frameFeed) ended() { f.once.Do(func() { close(f.done) }) }
+
+// Frames implements stream.FrameSource.
+func (f *frameFeed) Frames(ctx context.Context) <-chan stream.Frame {
+	out := make(chan stream.Frame, 1)
+	go func() {
+		defer close(out)
+		var seq uint64
+		repeat := time.NewTicker(500 * time.Millisecond)
+		defer repeat.Stop()
+		for {
+			var fr stream.Frame
+			select {
+			case <-ctx.Done():
+				return
+			case fr = <-f.ch:
+			case <-repeat.C:
+				select {
+				case <-f.done:
+				default:
+					continue
+				}
+				last := f.last.Load()
+				if last == nil {
+					continue
+				}
+				fr = *last
+				fr.Time = time.Now()
+			}
+			seq++
+			fr.Seq = seq
+			select {
+			case out <- fr:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // operatorToken reads the token file, or makes a random token and prints

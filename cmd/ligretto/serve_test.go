@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"ligretto/referee"
 	"ligretto/stream"
-	"ligretto/vision/demo"
-	"log/slog"
+	"ligretto/table"
+
+	"gocv.io/x/gocv"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -145,72 +145,92 @@ func TestServe_PrintsAGeneratedToken(t *testing.T) {
 	}
 }
 
-// TestServe_BadArguments: wrong flags are usage errors (2), a bad token
-// file is an error (1).
+// TestServe_BadArguments: wrong flags are usage errors (2); a bad token
+// file, a source that does not exist or a broken calibration file is an
+// error (1) that names what is wrong.
 func TestServe_BadArguments(t *testing.T) {
 	short := filepath.Join(t.TempDir(), "short")
 	if err := os.WriteFile(short, []byte("abc"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	broken := filepath.Join(t.TempDir(), "calib.json")
+	if err := os.WriteFile(broken, []byte(`{"version": 1, "corners": [`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want int
+		says string
 	}{
-		{[]string{"serve", "--source", "camera", "--udp-port", "0", "--addr", "127.0.0.1:0"}, 2},
-		{[]string{"serve", "--udp-port", "-1"}, 2},
-		{[]string{"serve", "--bogus"}, 2},
-		{[]string{"serve", "--token-file", filepath.Join(t.TempDir(), "missing")}, 1},
-		{[]string{"serve", "--token-file", short}, 1},
+		{[]string{"serve", "--source", "no-such-camera", "--udp-port", "0", "--addr", "127.0.0.1:0"}, 1, "no-such-camera: no such file, folder or camera"},
+		{[]string{"serve", "--source", "/dev/video97", "--udp-port", "0", "--addr", "127.0.0.1:0"}, 1, "camera /dev/video97 cannot be opened"},
+		{[]string{"serve", "--source", short, "--calibration", broken, "--udp-port", "0", "--addr", "127.0.0.1:0"}, 1, broken},
+		{[]string{"serve", "--calibration", broken}, 2, "the demo calibrates"},
+		{[]string{"serve", "--udp-port", "-1"}, 2, "not a port"},
+		{[]string{"serve", "--bogus"}, 2, "bogus"},
+		{[]string{"serve", "--token-file", filepath.Join(t.TempDir(), "missing")}, 1, "token file"},
+		{[]string{"serve", "--token-file", short}, 1, "shorter than 8"},
 	} {
-		if code, _, stderr := runCLI(c.args...); code != c.want {
-			t.Fatalf("%v: exit %d, want %d: %s", c.args, code, c.want, stderr)
+		code, _, stderr := runCLI(c.args...)
+		if code != c.want || !strings.Contains(stderr, c.says) {
+			t.Fatalf("%v: exit %d, want %d saying %q: %s", c.args, code, c.want, c.says, stderr)
 		}
 	}
 }
 
-// TestDemoFrames: the demo source streams rendered frames with increasing
-// numbers, feeds the referee what the camera pipeline reads off them (a
-// match, then a pile), and stops with its context.
-func TestDemoFrames(t *testing.T) {
+// TestFrameFeed_RepeatsTheLastPictureOnceTheSourceEnded: while the source
+// runs only the newest frame waits (none is queued behind a busy
+// encoder); once it has ended, the last picture is sent again, so that a
+// spectator who comes after a video ended still sees the table.
+func TestFrameFeed_RepeatsTheLastPictureOnceTheSourceEnded(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	game := stream.NewRefereeGame(referee.New(), nil)
-	cfg := demo.DefaultConfig()
-	cfg.Players, cfg.Speed, cfg.FPS = 2, 4, 50
-	cfg.Scene.Width, cfg.Scene.Height = 640, 360 // quicker to render; the pipeline reads it as well
-	frames := demoFrames(ctx, cfg, game, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	var last uint64
-	piled := func() bool {
-		for _, f := range game.State().Feed {
-			if f.Kind == referee.ObsPileNew {
-				return true
-			}
-		}
-		return false
+	f := newFrameFeed()
+	out := f.Frames(ctx)
+	m := gocv.NewMatWithSize(36, 64, gocv.MatTypeCV8UC3)
+	defer m.Close()
+	for i := 1; i <= 5; i++ {
+		m.SetTo(gocv.NewScalar(float64(40*i), 0, 0, 0)) // blue, never none
+		f.offer(table.Frame{Image: m, Seq: uint64(i)})
 	}
-	for i, deadline := 0, time.Now().Add(60*time.Second); !piled(); i++ {
-		if time.Now().After(deadline) {
-			t.Fatalf("no pile observed after %d frames; state %+v", i, game.State())
+	select {
+	case fr := <-out:
+		if b := fr.Image.Bounds(); b.Dx() != 64 || b.Dy() != 36 {
+			t.Fatalf("frame of %v", b)
 		}
-		f := <-frames
-		if b := f.Image.Bounds(); b.Dx() != cfg.Scene.Width || b.Dy() != cfg.Scene.Height {
-			t.Fatalf("size %v", b)
+	case <-time.After(2 * time.Second):
+		t.Fatal("no frame")
+	}
+	// The newest frame offered may still come; nothing after it.
+	for quiet := false; !quiet; {
+		select {
+		case <-out:
+		case <-time.After(300 * time.Millisecond):
+			quiet = true
 		}
-		if i > 0 && f.Seq <= last {
-			t.Fatalf("frame %d after %d", f.Seq, last)
+	}
+	select {
+	case fr := <-out:
+		t.Fatalf("frame %d sent again while the source runs", fr.Seq)
+	case <-time.After(1200 * time.Millisecond):
+	}
+	f.ended()
+	var seqs []uint64
+	for len(seqs) < 2 {
+		select {
+		case fr := <-out:
+			seqs = append(seqs, fr.Seq)
+			if _, _, b, _ := fr.Image.At(0, 0).RGBA(); b == 0 {
+				t.Fatalf("the repeated picture is not the last one offered")
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatal("the last picture was not sent again after the source ended")
 		}
-		last = f.Seq
+	}
+	if seqs[1] <= seqs[0] {
+		t.Errorf("repeated frames numbered %v, want increasing", seqs)
 	}
 	cancel()
-	for range frames {
-	}
-	st := game.State()
-	if st.Phase == referee.PhaseNoMatch || len(st.Players) != 2 {
-		t.Fatalf("the demo fed the referee no match: %+v", st)
-	}
-	for _, f := range st.Feed {
-		if f.By != "camera" {
-			t.Errorf("feed item %s by %q, want the camera pipeline's", f.Kind, f.By)
-		}
+	for range out {
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/table"
 	"ligretto/vision"
 	"ligretto/vision/scene"
 )
@@ -32,6 +34,48 @@ func (r *recorder) Apply(o referee.Observation) (referee.Verdict, error) {
 	return v, err
 }
 
+// runDemo runs the match loop on the demo source with the default pair of
+// networks, as serve does, until ctx ends or the source fails. Each
+// frame goes to frame, converted to RGBA, with the source's truth.
+func runDemo(ctx context.Context, t *testing.T, cfg Config, ref table.Referee, frame func(f table.Frame, img *image.RGBA, src *Source)) error {
+	t.Helper()
+	w, pred, err := model.DefaultPredictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pred.Close()
+	std, err := vision.StandardBacks(pred, w.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	loop, err := table.New(table.Config{Players: cfg.Players, Calibrator: []vision.CalibratorOption{vision.WithStandardBacks(std)},
+		Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: cfg.Log,
+		OnFrame: func(f table.Frame) {
+			img, err := table.RGBA(f.Image)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frame(f, img, src)
+		}}, pred, w.Config, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer loop.Close()
+	return loop.Run(ctx, src)
+}
+
+type demoFrame struct {
+	img         *image.RGBA
+	timeMS      int64
+	match       int
+	calibrating bool
+}
+
 // TestRun_PipelineFeedsTheReferee runs the demo on a small 2-player table
 // until the camera pipeline has opened a pile: frames come at the scene's
 // size with advancing clocks, the referee hears only the pipeline (By
@@ -46,22 +90,24 @@ func TestRun_PipelineFeedsTheReferee(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	ref := &recorder{Referee: referee.New()}
-	var frames []Frame
+	var frames []demoFrame
 	outlined := 0 // frames with the pile outline on a pile of the scene
 	opened := -1  // the frame at which the pipeline opened a pile
-	err := Run(ctx, cfg, func(f Frame) {
+	err := runDemo(ctx, t, cfg, ref, func(tf table.Frame, img *image.RGBA, src *Source) {
+		match, _ := src.Match()
+		f := demoFrame{img: img, timeMS: tf.TimeMS, match: match, calibrating: tf.Calibrating}
 		frames = append(frames, f)
 		if opened < 0 && hasPileNew(ref.obs) {
 			opened = len(frames)
 		}
-		if f.Calibrating {
-			if n := colourPixels(f.Image, f.Image.Bounds(), vision.PileColour); n > 0 {
-				t.Errorf("frame at %d ms, calibrating, has %d pixels of the pile outline colour", f.TimeMS, n)
+		if f.calibrating {
+			if n := colourPixels(img, img.Bounds(), vision.PileColour); n > 0 {
+				t.Errorf("frame at %d ms, calibrating, has %d pixels of the pile outline colour", f.timeMS, n)
 			}
 			return
 		}
-		for _, c := range f.Truth {
-			if c.Role == scene.RolePile && colourPixels(f.Image, truthBox(c.Quad, 6), vision.PileColour) > 20 {
+		for _, c := range src.Truth() {
+			if c.Role == scene.RolePile && colourPixels(img, truthBox(c.Quad, 6), vision.PileColour) > 20 {
 				outlined++
 				break
 			}
@@ -70,19 +116,19 @@ func TestRun_PipelineFeedsTheReferee(t *testing.T) {
 		if opened > 0 && (len(frames) > opened+10 && outlined > 0 || len(frames) > opened+100) {
 			cancel()
 		}
-	}, ref)
-	if !errors.Is(err, context.Canceled) {
+	})
+	if !errors.Is(err, table.ErrStopped) {
 		t.Fatalf("Run ended with %v after %d frames; log:\n%s", err, len(frames), logs.String())
 	}
 	for i, f := range frames {
-		if f.Image.Bounds().Dx() != 640 || f.Image.Bounds().Dy() != 360 {
-			t.Fatalf("frame %d is %v", i, f.Image.Bounds())
+		if f.img.Bounds().Dx() != 640 || f.img.Bounds().Dy() != 360 {
+			t.Fatalf("frame %d is %v", i, f.img.Bounds())
 		}
-		if i > 0 && f.Match == frames[i-1].Match && f.TimeMS < frames[i-1].TimeMS {
-			t.Fatalf("the clock ran back: %d then %d", frames[i-1].TimeMS, f.TimeMS)
+		if i > 0 && f.match == frames[i-1].match && f.timeMS < frames[i-1].timeMS {
+			t.Fatalf("the clock ran back: %d then %d", frames[i-1].timeMS, f.timeMS)
 		}
-		if i > 0 && f.Calibrating && !frames[i-1].Calibrating && f.Match == frames[i-1].Match {
-			t.Fatalf("frame %d calibrates again within match %d", i, f.Match)
+		if i > 0 && f.calibrating && !frames[i-1].calibrating && f.match == frames[i-1].match {
+			t.Fatalf("frame %d calibrates again within match %d", i, f.match)
 		}
 	}
 	for _, o := range ref.obs {
@@ -97,17 +143,20 @@ func TestRun_PipelineFeedsTheReferee(t *testing.T) {
 	if st.Match == nil || len(st.Match.Players) != 2 || st.Round < 1 || len(st.Piles) == 0 {
 		t.Fatalf("referee state %+v after %d observations", st, len(ref.obs))
 	}
+	if st.Match.Settings.Deadlock != cfg.Deadlock {
+		t.Errorf("the match opened with deadlock rule %q, the simulated match's is %q", st.Match.Settings.Deadlock, cfg.Deadlock)
+	}
 	if outlined == 0 {
 		t.Fatal("no frame shows the pipeline's outline on a pile of the scene")
 	}
 	t.Logf("%d frames, %d observations, %d piles; the outline on a pile in %d frames", len(frames), len(ref.obs), len(st.Piles), outlined)
-	if !strings.Contains(logs.String(), "calibrated from the rendered preamble") {
+	if !strings.Contains(logs.String(), "msg=calibrated") {
 		t.Errorf("the log does not say the table was calibrated:\n%s", logs.String())
 	}
 }
 
 // TestRun_SkipsSeedsThatDoNotCalibrate: without a preamble nothing
-// calibrates; each seed is logged and skipped, then Run gives up.
+// calibrates; each seed is logged and skipped, then the source gives up.
 func TestRun_SkipsSeedsThatDoNotCalibrate(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Players, cfg.FPS = 2, 1000
@@ -116,16 +165,15 @@ func TestRun_SkipsSeedsThatDoNotCalibrate(t *testing.T) {
 	var logs bytes.Buffer
 	cfg.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	ref := &recorder{Referee: referee.New()}
-	n := 0
-	err := Run(context.Background(), cfg, func(Frame) { n++ }, ref)
-	if err == nil || !strings.Contains(err.Error(), "did not calibrate") {
+	err := runDemo(context.Background(), t, cfg, ref, func(table.Frame, *image.RGBA, *Source) {})
+	if !errors.Is(err, ErrNotCalibrated) {
 		t.Fatalf("Run ended with %v", err)
 	}
 	if got := strings.Count(logs.String(), "trying the next seed"); got != maxCalFailures {
 		t.Errorf("%d seeds logged as not calibrated, want %d:\n%s", got, maxCalFailures, logs.String())
 	}
 	for s := 1; s <= maxCalFailures; s++ {
-		if !strings.Contains(logs.String(), fmt.Sprintf("seed=%d ", s)) {
+		if !strings.Contains(logs.String(), fmt.Sprintf("seed=%d\n", s)) {
 			t.Errorf("seed %d not in the log", s)
 		}
 	}
@@ -134,11 +182,16 @@ func TestRun_SkipsSeedsThatDoNotCalibrate(t *testing.T) {
 	}
 }
 
-func TestRun_RefusesBadConfig(t *testing.T) {
+func TestNew_RefusesBadConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.FPS = 0
-	if err := Run(context.Background(), cfg, func(Frame) {}, referee.New()); err == nil {
+	if _, err := New(context.Background(), cfg); err == nil {
 		t.Fatal("fps 0 must be refused")
+	}
+	cfg = DefaultConfig()
+	cfg.Players = 13
+	if _, err := New(context.Background(), cfg); err == nil {
+		t.Fatal("13 players must be refused (C2)")
 	}
 }
 

@@ -1,4 +1,4 @@
-package vision
+package table
 
 import (
 	"errors"
@@ -17,18 +17,18 @@ import (
 // ErrSource means a source cannot be opened or read.
 var ErrSource = errors.New("source")
 
-// Source gives frames. Read fills dst with the next BGR frame and returns
-// its time in ms from the start of the source; it returns io.EOF at the
-// end. A simulated match rendered live (demo) fits the same interface.
-type Source interface {
-	Read(dst *gocv.Mat) (int64, error)
-	Close() error
+// IsCamera says whether spec names a camera (an index or a V4L2 device)
+// rather than a file or folder.
+func IsCamera(spec string) bool {
+	_, err := strconv.Atoi(spec)
+	return err == nil || strings.HasPrefix(spec, "/dev/video")
 }
 
-// OpenSource opens a V4L2 camera (an index such as "0" or a device path
-// such as /dev/video0), a folder of images (read in name order, at fps),
-// or a video file.
-func OpenSource(spec string, fps float64) (Source, error) {
+// Open opens a V4L2 camera (an index such as "0" or a device path such as
+// /dev/video0), a folder of images (read in name order, at fps), or a
+// video file (at its own frame rate, or fps if it names none). Frames come
+// as fast as they are read; Paced plays them at their own pace.
+func Open(spec string, fps float64) (Source, error) {
 	if fps <= 0 {
 		fps = 30
 	}
@@ -66,16 +66,16 @@ type videoSource struct {
 	n    int
 }
 
-func (v *videoSource) Read(dst *gocv.Mat) (int64, error) {
+func (v *videoSource) Next(dst *gocv.Mat) (Shot, error) {
 	if !v.vc.Read(dst) || dst.Empty() {
 		if v.n == 0 {
-			return 0, fmt.Errorf("%w: %s: no frame could be decoded (corrupt or empty video)", ErrSource, v.name)
+			return Shot{}, fmt.Errorf("%w: %s: no frame could be decoded (corrupt or empty video)", ErrSource, v.name)
 		}
-		return 0, io.EOF
+		return Shot{}, io.EOF
 	}
 	t := int64(float64(v.n) * 1000 / v.fps)
 	v.n++
-	return t, nil
+	return Shot{TimeMS: t}, nil
 }
 
 func (v *videoSource) Close() error { return v.vc.Close() }
@@ -105,7 +105,7 @@ func openFolder(dir string, fps float64) (Source, error) {
 	return &folderSource{files: files, fps: fps}, nil
 }
 
-func (f *folderSource) Read(dst *gocv.Mat) (int64, error) {
+func (f *folderSource) Next(dst *gocv.Mat) (Shot, error) {
 	for f.n < len(f.files) {
 		path := f.files[f.n]
 		t := int64(float64(f.n) * 1000 / f.fps)
@@ -113,13 +113,13 @@ func (f *folderSource) Read(dst *gocv.Mat) (int64, error) {
 		img := gocv.IMRead(path, gocv.IMReadColor)
 		if img.Empty() {
 			img.Close()
-			return t, fmt.Errorf("%w: %s: not an image OpenCV can read", ErrSource, path)
+			return Shot{TimeMS: t}, fmt.Errorf("%w: %s: not an image OpenCV can read", ErrSource, path)
 		}
 		img.CopyTo(dst)
 		img.Close()
-		return t, nil
+		return Shot{TimeMS: t}, nil
 	}
-	return 0, io.EOF
+	return Shot{}, io.EOF
 }
 
 func (f *folderSource) Close() error { return nil }
@@ -132,6 +132,7 @@ type cameraSource struct {
 	vc        *gocv.VideoCapture
 	start     time.Time
 	reopenFor time.Duration
+	reopened  int
 }
 
 // reopenFor is how long a dropped camera is waited for: long enough to
@@ -172,27 +173,75 @@ func (c *cameraSource) open() error {
 	return nil
 }
 
-func (c *cameraSource) Read(dst *gocv.Mat) (int64, error) {
+func (c *cameraSource) Next(dst *gocv.Mat) (Shot, error) {
 	deadline := time.Now().Add(c.reopenFor)
 	for {
 		if c.vc != nil && c.vc.Read(dst) && !dst.Empty() {
-			return time.Since(c.start).Milliseconds(), nil
+			return Shot{TimeMS: time.Since(c.start).Milliseconds()}, nil
 		}
 		if c.vc != nil {
 			c.vc.Close()
 			c.vc = nil
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%w: camera %s dropped and did not come back within %v", ErrSource, c.name, c.reopenFor)
+			return Shot{}, fmt.Errorf("%w: camera %s dropped and did not come back within %v", ErrSource, c.name, c.reopenFor)
 		}
 		time.Sleep(min(500*time.Millisecond, c.reopenFor/4))
-		_ = c.open()
+		if c.open() == nil {
+			c.reopened++
+		}
 	}
 }
+
+// Reconnects counts the times the camera was opened again after it
+// dropped.
+func (c *cameraSource) Reconnects() int { return c.reopened }
 
 func (c *cameraSource) Close() error {
 	if c.vc != nil {
 		return c.vc.Close()
 	}
 	return nil
+}
+
+// Paced plays src no faster than its own clock, speed times as fast: a
+// recorded game streams as it was played. It never skips a frame (each is
+// refereed); when the loop is slower than the clock it simply falls behind.
+func Paced(src Source, speed float64) Source {
+	if speed <= 0 {
+		speed = 1
+	}
+	return &paced{Source: src, speed: speed}
+}
+
+type paced struct {
+	Source
+	speed float64
+	start time.Time
+	first int64
+	begun bool
+}
+
+func (p *paced) Next(dst *gocv.Mat) (Shot, error) {
+	s, err := p.Source.Next(dst)
+	if err != nil {
+		return s, err
+	}
+	if !p.begun || s.NewTable {
+		p.start, p.first, p.begun = time.Now(), s.TimeMS, true
+		return s, nil
+	}
+	due := p.start.Add(time.Duration(float64(s.TimeMS-p.first) / p.speed * float64(time.Millisecond)))
+	if d := time.Until(due); d > 0 {
+		time.Sleep(d)
+	}
+	return s, nil
+}
+
+// Reconnects passes on the paced source's count.
+func (p *paced) Reconnects() int {
+	if r, ok := p.Source.(interface{ Reconnects() int }); ok {
+		return r.Reconnects()
+	}
+	return 0
 }

@@ -1,4 +1,4 @@
-package vision
+package table
 
 import (
 	"errors"
@@ -50,7 +50,7 @@ func TestCameraSource_DropsAndComesBack(t *testing.T) {
 	m := gocv.NewMat()
 	defer m.Close()
 	for i := range 5 {
-		if _, err := c.Read(&m); err != nil {
+		if _, err := c.Next(&m); err != nil {
 			t.Fatalf("frame %d: %v", i, err)
 		}
 	}
@@ -64,7 +64,7 @@ func TestCameraSource_DropsAndComesBack(t *testing.T) {
 		os.Rename(away, dev)
 	}()
 	start := time.Now()
-	if _, err := c.Read(&m); err != nil {
+	if _, err := c.Next(&m); err != nil {
 		t.Fatalf("after the camera came back: %v", err)
 	}
 	if waited := time.Since(start); waited < 500*time.Millisecond {
@@ -75,13 +75,13 @@ func TestCameraSource_DropsAndComesBack(t *testing.T) {
 	}
 	// Gone for good: a clear error once the wait is over.
 	for range 4 {
-		c.Read(&m)
+		c.Next(&m)
 	}
 	if err := os.Remove(dev); err != nil {
 		t.Fatal(err)
 	}
 	c.reopenFor = 600 * time.Millisecond
-	_, err = c.Read(&m)
+	_, err = c.Next(&m)
 	if !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "did not come back") {
 		t.Fatalf("camera gone: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
 	}
 	cut := filepath.Join(dir, "cut.avi")
 	os.WriteFile(cut, b[:len(b)*2/3], 0o644)
-	src, err := OpenSource(cut, 30)
+	src, err := Open(cut, 30)
 	if err != nil {
 		t.Fatalf("a truncated video should still open: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
 	defer m.Close()
 	n := 0
 	for {
-		_, err := src.Read(&m)
+		_, err := src.Next(&m)
 		if err == io.EOF {
 			break
 		}
@@ -122,8 +122,8 @@ func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
 	}
 	junk := filepath.Join(dir, "junk.mkv")
 	os.WriteFile(junk, []byte("this is not a video, it only says it is"), 0o644)
-	if src, err := OpenSource(junk, 30); err == nil {
-		_, err = src.Read(&m)
+	if src, err := Open(junk, 30); err == nil {
+		_, err = src.Next(&m)
 		src.Close()
 		if !errors.Is(err, ErrSource) {
 			t.Fatalf("junk video: read gave %v, want ErrSource", err)

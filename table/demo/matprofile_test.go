@@ -12,7 +12,7 @@ import (
 
 // TestMain fails the run when a test leaked a Mat: the demo renders,
 // calibrates, runs the pipeline and annotates every frame, for hours
-// (go test -tags matprofile ./vision/demo).
+// (go test -tags matprofile ./table/demo).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if n := gocv.MatProfile.Count(); n > 0 {

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"image"
 	"syscall"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/table"
 	"ligretto/vision"
 	"ligretto/vision/scene"
 )
@@ -29,10 +31,6 @@ func BenchmarkFrame(b *testing.B) {
 		b.Fatal(err)
 	}
 	ref := referee.New()
-	r := &runner{cfg: cfg, ref: ref, pred: pred, mcfg: w.Config, std: std, frame: gocv.NewMat(), rgba: gocv.NewMat()}
-	defer r.frame.Close()
-	defer r.rgba.Close()
-	r.cfg.Log = discard()
 	var evs []sim.Event
 	if _, err := sim.Run(sim.Config{Players: cfg.Players, Seed: cfg.Seed, Match: true, ErrorRate: cfg.ErrorRate, Deadlock: cfg.Deadlock},
 		func(e sim.Event) error { evs = append(evs, e); return nil }); err != nil {
@@ -47,44 +45,52 @@ func BenchmarkFrame(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cal, err := vision.NewCalibrator(cfg.Players, pred, w.Config, vision.WithStandardBacks(std))
+	var img *image.RGBA
+	loop, err := table.New(table.Config{Players: cfg.Players, Calibrator: []vision.CalibratorOption{vision.WithStandardBacks(std)},
+		Pipeline: vision.DefaultPipelineConfig(), Annotate: true,
+		OnFrame: func(f table.Frame) {
+			if img, err = table.RGBA(f.Image); err != nil {
+				b.Fatal(err)
+			}
+		}}, pred, w.Config, ref)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cal.Close()
-	var p *vision.Pipeline
-	for tm := sc.Start(); p == nil; tm += 40 {
-		if _, err := sc.Render(tm, &r.frame); err != nil {
+	defer loop.Close()
+	frame := gocv.NewMat()
+	defer frame.Close()
+	for tm := sc.Start(); !loop.Status().Calibrated; tm += 40 {
+		if tm > 0 {
+			b.Fatal("the preamble did not calibrate")
+		}
+		if _, err := sc.Render(tm, &frame); err != nil {
 			b.Fatal(err)
 		}
-		if p, err = r.calibrate(cal, evs[0], tm, 1, cfg.Seed); err != nil {
+		if err := loop.Step(&frame, table.Shot{TimeMS: tm, Caption: Caption}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	defer p.Close()
 	var render time.Duration
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tm := 2000 + int64(i%1000)*40 // the first 40 s of play, over and over
 		t0 := time.Now()
-		if _, err := sc.Render(tm, &r.frame); err != nil {
+		if _, err := sc.Render(tm, &frame); err != nil {
 			b.Fatal(err)
 		}
 		render += time.Since(t0)
-		if err := r.observe(p, tm); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := r.image(); err != nil {
+		if err := loop.Step(&frame, table.Shot{TimeMS: tm, Caption: Caption}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	_ = img
 	b.StopTimer()
 	// CPU time, not wall time: on a shared machine it is the figure that
 	// says whether 25 fps fit.
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-us/frame")
 	b.ReportMetric(float64(render.Microseconds())/float64(b.N), "render-wall-us/frame")
-	if t := p.Timing(); t.Frames > 0 {
+	if t := loop.Timing(); t.Frames > 0 {
 		b.ReportMetric(float64((t.Rectify+t.Motion+t.Detect+t.Classify+t.Track).Microseconds())/float64(t.Frames), "pipeline-wall-us/frame")
 	}
 }

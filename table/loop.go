@@ -1,0 +1,450 @@
+// Package table runs one match at one table: frames from a source (a
+// camera, a video, a folder of images, a phone, the demo), the calibration
+// (from a file, or made live from the first frames), the vision pipeline,
+// the referee, the annotation, and the sinks that take the annotated
+// pictures and the verdicts. Every command that watches a table runs
+// through it.
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/calibration"
+	"ligretto/model"
+	"ligretto/referee"
+	"ligretto/vision"
+)
+
+// Referee takes the pipeline's observations; its state is drawn on the
+// frames. *referee.Referee is one; the server passes its game.
+type Referee interface {
+	Apply(referee.Observation) (referee.Verdict, error)
+	State() referee.State
+}
+
+// Shot is what a source says of the frame it just gave.
+type Shot struct {
+	// TimeMS is when the frame was taken, in ms from the source's start.
+	TimeMS int64
+	// NewTable says the table under the camera changed with this frame
+	// (the demo's next simulated match): the loop calibrates again.
+	NewTable bool
+	// Caption, if set, is drawn on the frame's bottom band before the
+	// loop's own words (the demo says what it is).
+	Caption string
+}
+
+// Source gives frames to the loop. Next fills dst with the next BGR frame
+// and says what it is; it returns io.EOF at the end.
+type Source interface {
+	Next(dst *gocv.Mat) (Shot, error)
+	Close() error
+}
+
+// Watched is a source that must know how the loop's calibration goes (the
+// demo skips a seed whose rendered preamble did not calibrate).
+type Watched interface {
+	Watch(status func() Status)
+}
+
+// MatchSettings is a source that knows the settings of the match it shows
+// (the demo's simulated matches); the loop opens the match with them.
+type MatchSettings interface {
+	Settings() (referee.Settings, bool)
+}
+
+// Frame is one frame after the loop looked at it.
+type Frame struct {
+	// Image is the frame, BGR, annotated when Config.Annotate is set. It
+	// is valid only during the call: copy what you keep.
+	Image gocv.Mat
+	Shot
+	// Seq counts the frames the loop read, from 1.
+	Seq uint64
+	// Calibrating is true until the calibration is ready; the referee
+	// hears nothing before.
+	Calibrating bool
+}
+
+// Verdict is one observation the pipeline made and what the referee said
+// of it: a verdict, or Err when the referee refused it (the operator
+// changed the match, or the camera missed the end of the last round).
+type Verdict struct {
+	Obs     referee.Observation
+	Verdict referee.Verdict
+	Err     error
+}
+
+// Config says how the loop runs a table.
+type Config struct {
+	// Players is how many players calibrate live (2..12); unused with a
+	// Calibration.
+	Players int
+	// Calibration, if set, is the table's calibration; else the loop
+	// calibrates from the source's first frames.
+	Calibration *calibration.File
+	// Calibrator are options for the live calibration.
+	Calibrator []vision.CalibratorOption
+	// Pipeline tunes the vision pipeline. Its Settings are the match's.
+	Pipeline vision.PipelineConfig
+	// Annotate draws the pipeline's view and the referee's calls on each
+	// frame (what spectators see), and the calibration's progress.
+	Annotate bool
+	// OnFrame gets every frame after the loop looked at it.
+	OnFrame func(Frame)
+	// OnVerdict gets every observation with the referee's answer.
+	OnVerdict func(Verdict)
+	// OnCalibrated gets each calibration the loop made or loaded, when
+	// the pipeline starts on it.
+	OnCalibrated func(*calibration.File)
+	// CalibrateOnly ends Run once the calibration is made (OnCalibrated
+	// gets it): `ligretto calibrate`.
+	CalibrateOnly bool
+	// Log gets what the loop did: calibrations made, sources that broke.
+	// nil: none.
+	Log *slog.Logger
+	// Metrics, if set, is told what each frame cost and what was decided.
+	Metrics Metrics
+}
+
+// Metrics is what the loop reports as it goes; stream.TableMetrics is one.
+type Metrics interface {
+	Frame(stages map[string]time.Duration)
+	Observation(kind string)
+	Verdict(status, rule string)
+	CameraReconnect()
+}
+
+// ErrStopped means the loop was stopped by its context.
+var ErrStopped = errors.New("table: stopped")
+
+// Loop runs a match at a table. It is not safe for concurrent use, but
+// for Status, which any goroutine may call.
+type Loop struct {
+	cfg  Config
+	pred model.Predictor
+	mcfg model.Config
+	ref  Referee
+	log  *slog.Logger
+
+	cal  *vision.Calibrator
+	file *calibration.File
+	pipe *vision.Pipeline
+	seq  uint64
+	last vision.Timing
+	// settings is the source, when it knows its matches' settings.
+	settings MatchSettings
+
+	mu     sync.Mutex
+	status Status
+}
+
+// Status is how far the loop has come, for the console and the camera page.
+type Status struct {
+	Calibrated bool   `json:"calibrated"`
+	Stage      string `json:"stage"` // what the calibration waits for, or "refereeing"
+	Markers    int    `json:"markers"`
+	Frames     uint64 `json:"frames"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+}
+
+// New makes a loop that reads cards with pred (configured by mcfg) and
+// tells ref what it sees.
+func New(cfg Config, pred model.Predictor, mcfg model.Config, ref Referee) (*Loop, error) {
+	if cfg.Calibration == nil && (cfg.Players < 2 || cfg.Players > 12) {
+		return nil, fmt.Errorf("%w: %d players to calibrate, want 2 to 12 (C2)", calibration.ErrZone, cfg.Players)
+	}
+	if pred == nil || ref == nil {
+		return nil, errors.New("table: a classifier and a referee are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	l := &Loop{cfg: cfg, pred: pred, mcfg: mcfg, ref: ref, log: cfg.Log, file: cfg.Calibration}
+	l.status.Stage = "waiting for the first frame"
+	return l, nil
+}
+
+// Close frees the loop's images.
+func (l *Loop) Close() {
+	l.reset()
+}
+
+// reset drops the calibration made live and the pipeline.
+func (l *Loop) reset() {
+	if l.cal != nil {
+		l.cal.Close()
+		l.cal = nil
+	}
+	if l.pipe != nil {
+		l.pipe.Close()
+		l.pipe = nil
+	}
+	l.last = vision.Timing{}
+}
+
+// Status returns how far the loop has come.
+func (l *Loop) Status() Status {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.status
+}
+
+// Calibration returns the calibration in use, nil before there is one.
+func (l *Loop) Calibration() *calibration.File { return l.file }
+
+// Run reads src until it ends (nil), breaks (its error, after every frame
+// before the break was refereed) or ctx ends (ErrStopped).
+func (l *Loop) Run(ctx context.Context, src Source) error {
+	if w, ok := src.(Watched); ok {
+		w.Watch(l.Status)
+	}
+	l.settings, _ = src.(MatchSettings)
+	frame := gocv.NewMat()
+	defer frame.Close()
+	var reconnects int
+	for {
+		if ctx.Err() != nil {
+			return ErrStopped
+		}
+		shot, err := src.Next(&frame)
+		if r, ok := src.(interface{ Reconnects() int }); ok && l.cfg.Metrics != nil {
+			for n := r.Reconnects(); reconnects < n; reconnects++ {
+				l.cfg.Metrics.CameraReconnect()
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ErrStopped
+			}
+			return err
+		}
+		if err := l.Step(&frame, shot); err != nil {
+			return err
+		}
+		if l.cfg.CalibrateOnly && l.file != nil {
+			return nil
+		}
+	}
+}
+
+// Step looks at one frame: it calibrates, or runs the pipeline and tells
+// the referee what it saw, then annotates the frame and hands it to the
+// sinks.
+func (l *Loop) Step(frame *gocv.Mat, shot Shot) error {
+	if shot.NewTable {
+		if ph := l.ref.State().Phase; l.pipe != nil && (ph == referee.PhasePlaying || ph == referee.PhaseCounting) {
+			l.log.Warn("the table changed in the middle of a round; the referee will refuse the next match until the operator ends the round",
+				slog.String("phase", string(ph)))
+		}
+		l.reset()
+		if l.cfg.Calibration == nil {
+			l.file = nil
+		}
+	}
+	l.seq++
+	t0 := time.Now()
+	caption := shot.Caption
+	if l.pipe == nil && l.file == nil {
+		words, err := l.calibrate(*frame, shot.TimeMS)
+		if err != nil {
+			return err
+		}
+		caption = join(caption, words)
+	} else {
+		if l.pipe == nil {
+			// A calibration given: the match opens with the first frame,
+			// which the pipeline reads too.
+			if err := l.startPipeline(shot.TimeMS); err != nil {
+				return err
+			}
+		}
+		if err := l.observe(*frame, shot.TimeMS); err != nil {
+			return err
+		}
+	}
+	if l.cfg.Annotate {
+		if l.pipe != nil {
+			if err := l.pipe.Annotate(frame, l.ref.State()); err != nil {
+				return err
+			}
+		}
+		if caption != "" {
+			vision.Caption(frame, caption)
+		}
+	}
+	l.report(time.Since(t0))
+	l.mu.Lock()
+	l.status.Frames, l.status.Calibrated = l.seq, l.pipe != nil
+	l.status.Width, l.status.Height = frame.Cols(), frame.Rows()
+	if l.pipe != nil {
+		l.status.Stage, l.status.Markers = "refereeing", 4
+	}
+	l.mu.Unlock()
+	if l.cfg.OnFrame != nil {
+		l.cfg.OnFrame(Frame{Image: *frame, Shot: shot, Seq: l.seq, Calibrating: l.pipe == nil})
+	}
+	return nil
+}
+
+// calibrate feeds the live calibrator one frame; once every player is
+// enrolled it starts the pipeline. It returns the words for the caption.
+func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
+	if l.cal == nil {
+		c, err := vision.NewCalibrator(l.cfg.Players, l.pred, l.mcfg, l.cfg.Calibrator...)
+		if err != nil {
+			return "", err
+		}
+		l.cal = c
+	}
+	if err := l.cal.Add(frame); err != nil {
+		// The camera changed under the calibration (its size, say):
+		// start over rather than stop the table.
+		l.log.Warn("calibration restarted", slog.Any("err", err))
+		l.cal.Close()
+		l.cal = nil
+		return "Calibrating: starting over (" + err.Error() + ")", nil
+	}
+	l.mu.Lock()
+	l.status.Stage, l.status.Markers = l.cal.Stage(), l.cal.MarkersSeen()
+	l.mu.Unlock()
+	if !l.cal.Done() {
+		return "Calibrating: " + l.cal.Stage(), nil
+	}
+	f, err := l.cal.File()
+	l.cal.Close()
+	l.cal = nil
+	if err != nil {
+		l.log.Warn("calibration failed; starting over", slog.Any("err", err))
+		return "Calibrating: starting over (" + err.Error() + ")", nil
+	}
+	l.file = f
+	l.log.Info("calibrated", slog.Int("players", len(f.Seats)), slog.String("backs", backs(f)))
+	if l.cfg.CalibrateOnly {
+		if l.cfg.OnCalibrated != nil {
+			l.cfg.OnCalibrated(f)
+		}
+		return "Calibrated", nil
+	}
+	if err := l.startPipeline(tMS); err != nil {
+		return "", err
+	}
+	return "Calibrated: refereeing from here", nil
+}
+
+// startPipeline builds the pipeline on the calibration and opens the
+// match with its observations.
+func (l *Loop) startPipeline(tMS int64) error {
+	pc := l.cfg.Pipeline
+	if l.settings != nil {
+		if s, ok := l.settings.Settings(); ok {
+			pc.Settings = s
+		}
+	}
+	p, err := vision.NewPipeline(l.file, l.pred, l.mcfg, pc)
+	if err != nil {
+		return err
+	}
+	l.pipe = p
+	if l.cfg.OnCalibrated != nil {
+		l.cfg.OnCalibrated(l.file)
+	}
+	l.apply(p.Start(max(tMS, 0)))
+	return nil
+}
+
+// observe runs the pipeline on one frame and tells the referee.
+func (l *Loop) observe(frame gocv.Mat, tMS int64) error {
+	obs, err := l.pipe.Process(frame, tMS)
+	if err != nil {
+		return err
+	}
+	l.apply(obs)
+	return nil
+}
+
+// apply passes observations to the referee and the sinks.
+func (l *Loop) apply(obs []referee.Observation) {
+	for _, o := range obs {
+		v, err := l.ref.Apply(o)
+		var x *referee.Violation
+		if errors.As(err, &x) {
+			err = nil
+		}
+		if err != nil {
+			l.log.Debug("observation refused", slog.String("kind", string(o.Kind)), slog.Any("err", err))
+		}
+		if m := l.cfg.Metrics; m != nil {
+			m.Observation(string(o.Kind))
+			if err == nil {
+				m.Verdict(string(v.Status), string(v.Rule))
+			}
+		}
+		if l.cfg.OnVerdict != nil {
+			l.cfg.OnVerdict(Verdict{Obs: o, Verdict: v, Err: err})
+		}
+	}
+}
+
+// report tells the metrics what this frame cost, stage by stage.
+func (l *Loop) report(total time.Duration) {
+	m := l.cfg.Metrics
+	if m == nil {
+		return
+	}
+	stages := map[string]time.Duration{"total": total}
+	if l.pipe != nil {
+		t := l.pipe.Timing()
+		stages["rectify"] = t.Rectify - l.last.Rectify
+		stages["motion"] = t.Motion - l.last.Motion
+		stages["detect"] = t.Detect - l.last.Detect
+		stages["classify"] = t.Classify - l.last.Classify
+		stages["track"] = t.Track - l.last.Track
+		l.last = t
+	} else {
+		stages["calibrate"] = total
+	}
+	m.Frame(stages)
+}
+
+// Timing returns the pipeline's time per stage so far (zero before it
+// started).
+func (l *Loop) Timing() vision.Timing {
+	if l.pipe == nil {
+		return vision.Timing{}
+	}
+	return l.pipe.Timing()
+}
+
+func backs(f *calibration.File) string {
+	s := ""
+	for i, seat := range f.Seats {
+		if i > 0 {
+			s += " "
+		}
+		s += seat.Player + "=" + seat.Back
+	}
+	return s
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ". " + b
+}
