@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"log/slog"
 	"sync"
@@ -142,6 +143,7 @@ type Loop struct {
 	last vision.Timing
 	// settings is the source, when it knows its matches' settings.
 	settings MatchSettings
+	misfit   bool // frames have another shape than the calibration's
 
 	mu     sync.Mutex
 	status Status
@@ -257,6 +259,15 @@ func (l *Loop) Step(frame *gocv.Mat, shot Shot) error {
 	l.seq++
 	t0 := time.Now()
 	caption := shot.Caption
+	if ok, words := l.fitCalibration(frame); !ok {
+		if l.cfg.Annotate {
+			vision.Caption(frame, join(caption, words))
+		}
+		if l.cfg.OnFrame != nil {
+			l.cfg.OnFrame(Frame{Image: *frame, Shot: shot, Seq: l.seq, Calibrating: l.pipe == nil})
+		}
+		return nil
+	}
 	if l.pipe == nil && l.file == nil {
 		words, err := l.calibrate(*frame, shot.TimeMS)
 		if err != nil {
@@ -297,6 +308,32 @@ func (l *Loop) Step(frame *gocv.Mat, shot Shot) error {
 		l.cfg.OnFrame(Frame{Image: *frame, Shot: shot, Seq: l.seq, Calibrating: l.pipe == nil})
 	}
 	return nil
+}
+
+// fitCalibration scales a frame of another size than the calibration's
+// to it, when it has the same shape: a phone sends fewer pixels over a
+// poor link, a camera may be reopened at another resolution. A frame of
+// another shape is not refereed (the camera was turned or changed: the
+// calibration no longer holds); it says so.
+func (l *Loop) fitCalibration(frame *gocv.Mat) (bool, string) {
+	if l.file == nil || frame.Empty() {
+		return true, ""
+	}
+	w, h := l.file.ImageW, l.file.ImageH
+	if frame.Cols() == w && frame.Rows() == h {
+		l.misfit = false
+		return true, ""
+	}
+	if a, b := float64(frame.Cols())*float64(h), float64(frame.Rows())*float64(w); a > 0.98*b && a < 1.02*b {
+		gocv.Resize(*frame, frame, image.Pt(w, h), 0, 0, gocv.InterpolationLinear)
+		return true, ""
+	}
+	if !l.misfit {
+		l.misfit = true
+		l.log.Warn("the camera's picture changed shape; not refereeing until it is back (or calibrate again)",
+			slog.Int("width", frame.Cols()), slog.Int("height", frame.Rows()), slog.Int("calibrated_width", w), slog.Int("calibrated_height", h))
+	}
+	return false, fmt.Sprintf("Not refereeing: the picture is %dx%d, the table was calibrated at %dx%d", frame.Cols(), frame.Rows(), w, h)
 }
 
 // calibrate feeds the live calibrator one frame; once every player is
