@@ -60,7 +60,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Registry is where the server registers its metrics and what /metrics
 	// serves; the match loop registers its own on it too (NewTableMetrics).
-	// Default: a new registry with the Go and process collectors.
+	// Default: a new registry. Either way the Go and process collectors are
+	// added, unless the registry has its own. One registry serves one Server.
 	Registry *prometheus.Registry
 }
 

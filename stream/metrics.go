@@ -85,55 +85,55 @@ type gauges struct {
 	width, height                 int
 }
 
-// desc is one metric that Collect writes from the server's atomics or gauges.
-type desc struct {
+// serverMetric is one metric that Collect writes from the server's atomics or gauges.
+type serverMetric struct {
 	d   *prometheus.Desc
 	typ prometheus.ValueType
 	val func(m *metrics, g gauges) float64
 }
 
-func counterDesc(name, help string, v func(m *metrics) *atomic.Uint64) desc {
-	return desc{prometheus.NewDesc(name, help, nil, nil), prometheus.CounterValue,
+func serverCounter(name, help string, v func(m *metrics) *atomic.Uint64) serverMetric {
+	return serverMetric{prometheus.NewDesc(name, help, nil, nil), prometheus.CounterValue,
 		func(m *metrics, _ gauges) float64 { return float64(v(m).Load()) }}
 }
 
-func gaugeDesc(name, help string, v func(m *metrics, g gauges) float64) desc {
-	return desc{prometheus.NewDesc(name, help, nil, nil), prometheus.GaugeValue, v}
+func serverGauge(name, help string, v func(m *metrics, g gauges) float64) serverMetric {
+	return serverMetric{prometheus.NewDesc(name, help, nil, nil), prometheus.GaugeValue, v}
 }
 
-// serverDescs keep the names and meaning of the hand-written format that
+// serverMetrics keep the names and meaning of the hand-written format that
 // came before client_golang, so dashboards need no change. go_goroutines
 // now comes from the Go collector.
-var serverDescs = []desc{
-	gaugeDesc("ligretto_stream_viewers", "Viewers whose peer connection is connected.", func(_ *metrics, g gauges) float64 { return float64(g.viewers) }),
-	gaugeDesc("ligretto_stream_sessions", "WHEP sessions, connecting or connected.", func(_ *metrics, g gauges) float64 { return float64(g.sessions) }),
-	gaugeDesc("ligretto_stream_max_viewers", "The viewer cap.", func(_ *metrics, g gauges) float64 { return float64(g.maxViewers) }),
-	counterDesc("ligretto_stream_sessions_total", "WHEP sessions created.", func(m *metrics) *atomic.Uint64 { return &m.sessionsTotal }),
-	counterDesc("ligretto_stream_refused_total", "Viewers refused because the stream was full.", func(m *metrics) *atomic.Uint64 { return &m.refused }),
-	counterDesc("ligretto_stream_frames_in_total", "Frames received from the source.", func(m *metrics) *atomic.Uint64 { return &m.framesIn }),
-	counterDesc("ligretto_stream_frames_dropped_total", "Frames replaced by a newer one before they could be encoded.", func(m *metrics) *atomic.Uint64 { return &m.framesDropped }),
-	counterDesc("ligretto_stream_frames_idle_total", "Frames not encoded because nobody was watching.", func(m *metrics) *atomic.Uint64 { return &m.framesIdle }),
-	counterDesc("ligretto_stream_frames_encoded_total", "Frames encoded (once each, for all viewers).", func(m *metrics) *atomic.Uint64 { return &m.framesEncoded }),
-	counterDesc("ligretto_stream_keyframes_total", "Keyframes encoded.", func(m *metrics) *atomic.Uint64 { return &m.keyframes }),
-	counterDesc("ligretto_stream_encoded_bytes_total", "VP8 bytes produced.", func(m *metrics) *atomic.Uint64 { return &m.encodedBytes }),
-	counterDesc("ligretto_stream_encode_errors_total", "Frames the encoder failed on.", func(m *metrics) *atomic.Uint64 { return &m.encodeErrors }),
-	counterDesc("ligretto_stream_packets_resent_total", "RTP packets sent again because a viewer reported them lost (NACK).", func(m *metrics) *atomic.Uint64 { return &m.resent }),
-	counterDesc("ligretto_stream_state_messages_total", "Game-state messages sent on DataChannels.", func(m *metrics) *atomic.Uint64 { return &m.stateSent }),
-	counterDesc("ligretto_control_auth_failures_total", "Control requests with a missing or wrong token.", func(m *metrics) *atomic.Uint64 { return &m.authFailures }),
-	gaugeDesc("ligretto_stream_last_frame_age_seconds", "Time since the source's last frame; -1 before the first.", func(_ *metrics, g gauges) float64 {
+var serverMetrics = []serverMetric{
+	serverGauge("ligretto_stream_viewers", "Viewers whose peer connection is connected.", func(_ *metrics, g gauges) float64 { return float64(g.viewers) }),
+	serverGauge("ligretto_stream_sessions", "WHEP sessions, connecting or connected.", func(_ *metrics, g gauges) float64 { return float64(g.sessions) }),
+	serverGauge("ligretto_stream_max_viewers", "The viewer cap.", func(_ *metrics, g gauges) float64 { return float64(g.maxViewers) }),
+	serverCounter("ligretto_stream_sessions_total", "WHEP sessions created.", func(m *metrics) *atomic.Uint64 { return &m.sessionsTotal }),
+	serverCounter("ligretto_stream_refused_total", "Viewers refused because the stream was full.", func(m *metrics) *atomic.Uint64 { return &m.refused }),
+	serverCounter("ligretto_stream_frames_in_total", "Frames received from the source.", func(m *metrics) *atomic.Uint64 { return &m.framesIn }),
+	serverCounter("ligretto_stream_frames_dropped_total", "Frames replaced by a newer one before they could be encoded.", func(m *metrics) *atomic.Uint64 { return &m.framesDropped }),
+	serverCounter("ligretto_stream_frames_idle_total", "Frames not encoded because nobody was watching.", func(m *metrics) *atomic.Uint64 { return &m.framesIdle }),
+	serverCounter("ligretto_stream_frames_encoded_total", "Frames encoded (once each, for all viewers).", func(m *metrics) *atomic.Uint64 { return &m.framesEncoded }),
+	serverCounter("ligretto_stream_keyframes_total", "Keyframes encoded.", func(m *metrics) *atomic.Uint64 { return &m.keyframes }),
+	serverCounter("ligretto_stream_encoded_bytes_total", "VP8 bytes produced.", func(m *metrics) *atomic.Uint64 { return &m.encodedBytes }),
+	serverCounter("ligretto_stream_encode_errors_total", "Frames the encoder failed on.", func(m *metrics) *atomic.Uint64 { return &m.encodeErrors }),
+	serverCounter("ligretto_stream_packets_resent_total", "RTP packets sent again because a viewer reported them lost (NACK).", func(m *metrics) *atomic.Uint64 { return &m.resent }),
+	serverCounter("ligretto_stream_state_messages_total", "Game-state messages sent on DataChannels.", func(m *metrics) *atomic.Uint64 { return &m.stateSent }),
+	serverCounter("ligretto_control_auth_failures_total", "Control requests with a missing or wrong token.", func(m *metrics) *atomic.Uint64 { return &m.authFailures }),
+	serverGauge("ligretto_stream_last_frame_age_seconds", "Time since the source's last frame; -1 before the first.", func(_ *metrics, g gauges) float64 {
 		if !g.haveFrame {
 			return -1
 		}
 		return g.lastFrameAge.Seconds()
 	}),
-	gaugeDesc("ligretto_stream_width_pixels", "Width of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.width) }),
-	gaugeDesc("ligretto_stream_height_pixels", "Height of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.height) }),
-	gaugeDesc("ligretto_process_uptime_seconds", "Time since the server started.", func(m *metrics, _ gauges) float64 { return time.Since(m.start).Seconds() }),
+	serverGauge("ligretto_stream_width_pixels", "Width of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.width) }),
+	serverGauge("ligretto_stream_height_pixels", "Height of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.height) }),
+	serverGauge("ligretto_process_uptime_seconds", "Time since the server started.", func(m *metrics, _ gauges) float64 { return time.Since(m.start).Seconds() }),
 }
 
 // Describe implements prometheus.Collector.
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range serverDescs {
+	for _, d := range serverMetrics {
 		ch <- d.d
 	}
 	m.encode.Describe(ch)
@@ -147,7 +147,7 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 	if m.gauges != nil {
 		g = m.gauges()
 	}
-	for _, d := range serverDescs {
+	for _, d := range serverMetrics {
 		ch <- prometheus.MustNewConstMetric(d.d, d.typ, d.val(m, g))
 	}
 	m.encode.Collect(ch)

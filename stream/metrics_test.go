@@ -125,7 +125,7 @@ func TestTableMetrics_Scrape(t *testing.T) {
 		{"ligretto_pipeline_stage_seconds", []string{"stage", "rectify"}, 2},
 		{"ligretto_pipeline_stage_seconds", []string{"stage", "total"}, 1},
 		{"ligretto_pipeline_stage_seconds", []string{"stage", "classify"}, 1},
-		{"ligretto_pipeline_stage_seconds", []string{"stage", "other"}, 1}, // the misspelt stage
+		{"ligretto_pipeline_stage_seconds", []string{"stage", "other"}, 1},  // the misspelt stage
 		{"ligretto_pipeline_stage_seconds", []string{"stage", "detect"}, 0}, // known stages exist at 0
 		// The server's own metrics and the runtime's are on the same page.
 		{"ligretto_stream_max_viewers", nil, 50},

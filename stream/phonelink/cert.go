@@ -131,12 +131,18 @@ func loadOrCreate(dir string, hosts []string, now time.Time) (tls.Certificate, b
 		}
 		leaf := c.Leaf
 		missing := slices.DeleteFunc(slices.Clone(want), func(h string) bool { return leaf.VerifyHostname(h) == nil })
+		valid := !now.Before(leaf.NotBefore) && now.Before(leaf.NotAfter)
 		switch {
-		case now.Before(leaf.NotBefore) || now.Add(renewBefore).After(leaf.NotAfter):
+		case !valid || now.Add(renewBefore).After(leaf.NotAfter):
 			reason = "expired or expiring on " + leaf.NotAfter.Format(time.DateOnly)
 		case len(missing) > 0:
 			reason = "no SAN for " + strings.Join(missing, ", ")
 		default:
+			return c, false, nil
+		}
+		// The user's own pair, still valid for a few days, serves until
+		// then rather than stopping the start.
+		if valid && len(missing) == 0 && (certState == foreign || keyState == foreign) {
 			return c, false, nil
 		}
 		// Keep the old names too: a laptop that moves between two networks

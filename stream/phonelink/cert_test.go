@@ -227,6 +227,17 @@ func TestLoadOrCreateCert_KeepsForeignFiles(t *testing.T) {
 		t.Fatalf("user's expiring pair over ours: %v", err)
 	}
 
+	// Theirs, valid for 3 more days and with every host: used until then.
+	writeForeign(t, dir2, hosts, time.Now().Add(3*24*time.Hour))
+	if c, created, err := LoadOrCreateCert(dir2, nil); err != nil || created || c.Leaf.SerialNumber.Int64() != 42 {
+		t.Fatalf("user's valid pair expiring soon: created %v, %v", created, err)
+	}
+	// Expired: refused, not replaced.
+	writeForeign(t, dir2, hosts, time.Now().Add(-time.Minute))
+	if _, _, err := LoadOrCreateCert(dir2, nil); !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("user's expired pair: %v", err)
+	}
+
 	// Half a pair: ours is made again, theirs is refused.
 	dir3 := t.TempDir()
 	mustCreate(t, dir3, nil, time.Now())
