@@ -306,8 +306,8 @@ func TestMetricsAndHealth(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# TYPE ligretto_stream_viewers gauge", "ligretto_stream_frames_in_total 5", "ligretto_stream_frames_idle_total ",
-		`ligretto_stream_encode_seconds_bucket{le="+Inf"} 0`, `ligretto_http_requests_total{route="healthz",method="GET",code="503"} 1`,
-		"go_goroutines ",
+		`ligretto_stream_encode_seconds_bucket{le="+Inf"} 0`, `ligretto_http_requests_total{code="503",method="GET",route="healthz"} 1`,
+		"go_goroutines ", "process_cpu_seconds_total ",
 	} {
 		if !strings.Contains(body, want) {
 			t.Fatalf("metrics lack %q:\n%s", want, body)
@@ -318,7 +318,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		if strings.HasPrefix(l, "# HELP ") || strings.HasPrefix(l, "# TYPE ") {
 			continue
 		}
-		if f := strings.Fields(l); len(f) != 2 || !strings.HasPrefix(f[0], "ligretto_") && !strings.HasPrefix(f[0], "go_") {
+		if f := strings.Fields(l); len(f) != 2 || !strings.HasPrefix(f[0], "ligretto_") && !strings.HasPrefix(f[0], "go_") && !strings.HasPrefix(f[0], "process_") {
 			t.Fatalf("bad line %q", l)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config sets up a Server. The zero value of every field means its default.
@@ -56,6 +58,11 @@ type Config struct {
 
 	// Logger receives the server's logs. Default slog.Default().
 	Logger *slog.Logger
+	// Registry is where the server registers its metrics and what /metrics
+	// serves; the match loop registers its own on it too (NewTableMetrics).
+	// Default: a new registry. Either way the Go and process collectors are
+	// added, unless the registry has its own. One registry serves one Server.
+	Registry *prometheus.Registry
 }
 
 func (c Config) withDefaults() Config {

@@ -26,6 +26,7 @@
 //	POST /whep             WHEP: application/sdp offer -> 201 + answer + Location
 //	PATCH|DELETE /whep/ID  WHEP session: trickle ICE / end
 //	/api/...               control API, Bearer token
-//	GET  /metrics          Prometheus text format
+//	GET  /metrics          Prometheus text format: Server.Registry(), which
+//	                       NewTableMetrics and others register on
 //	GET  /healthz          200 when frames are flowing
 package stream

@@ -27,7 +27,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle(whepPath, s.instrument("whep", http.HandlerFunc(s.whepEndpoint)))
 	mux.Handle(whepSessionsPath+"{id}", s.instrument("whep_session", http.HandlerFunc(s.whepSession)))
 	mux.Handle("/api/", s.instrument("api", s.requireToken(s.apiRoutes())))
-	mux.Handle("GET /metrics", s.instrument("metrics", http.HandlerFunc(s.serveMetrics)))
+	mux.Handle("GET /metrics", s.instrument("metrics", metricsHandler(s.reg, s.log)))
 	mux.Handle("GET /healthz", s.instrument("healthz", http.HandlerFunc(s.serveHealth)))
 	return mux
 }
@@ -110,11 +110,6 @@ func staticHandler(static fs.FS) http.Handler {
 		w.Header().Set("Cache-Control", "no-cache")
 		fsrv.ServeHTTP(w, r)
 	})
-}
-
-func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	s.met.write(w, s.gauges())
 }
 
 // health is /healthz's answer.

@@ -1,24 +1,29 @@
 package stream
 
 import (
-	"cmp"
 	"fmt"
-	"io"
-	"maps"
+	"log/slog"
 	"net/http"
-	"runtime"
-	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // encodeBuckets are the upper bounds, in seconds, of the encode-time histogram.
 var encodeBuckets = []float64{0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16}
 
-// metrics are the server's counters, written by hand in the Prometheus
-// text format (version 0.0.4).
+// keyReasons are the reasons a keyframe is asked for; each is exported from
+// the start (at 0) so that rate() works from the first scrape.
+var keyReasons = []string{"pli", "fir", "viewer"}
+
+// metrics are the server's counters. The plain counters stay atomics, not
+// prometheus.Counters, because Stats and tests read them back; they are
+// exported through Collect, together with gauges read from the server at
+// scrape time, so one scrape sees one consistent snapshot.
 type metrics struct {
 	start         time.Time
 	framesIn      atomic.Uint64
@@ -34,47 +39,42 @@ type metrics struct {
 	refused       atomic.Uint64 // viewers refused: server full
 	resent        atomic.Uint64 // RTP packets sent again after a NACK
 
-	mu         sync.Mutex
-	encodeSum  float64
-	encodeHist []uint64 // cumulative is computed when written
-	keyReqs    map[string]uint64
-	requests   map[reqKey]uint64
-}
+	encode   prometheus.Histogram
+	keyReqs  *prometheus.CounterVec
+	requests *prometheus.CounterVec
 
-type reqKey struct {
-	route, method string
-	code          int
+	// gauges reads the server's state; set by register, nil before.
+	gauges func() gauges
 }
 
 func newMetrics() *metrics {
-	return &metrics{start: time.Now(), encodeHist: make([]uint64, len(encodeBuckets)+1),
-		keyReqs: map[string]uint64{}, requests: map[reqKey]uint64{}}
+	m := &metrics{
+		start: time.Now(),
+		encode: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "ligretto_stream_encode_seconds", Help: "Time to encode one frame.", Buckets: encodeBuckets}),
+		keyReqs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ligretto_stream_keyframe_requests_total", Help: "Keyframes asked for, by reason (pli, fir, viewer)."}, []string{"reason"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ligretto_http_requests_total", Help: "HTTP requests by route, method and status code."}, []string{"route", "method", "code"}),
+	}
+	for _, r := range keyReasons {
+		m.keyReqs.WithLabelValues(r)
+	}
+	return m
 }
 
-func (m *metrics) observeEncode(d time.Duration) {
-	s := d.Seconds()
-	i, _ := slices.BinarySearch(encodeBuckets, s)
-	m.mu.Lock()
-	m.encodeSum += s
-	m.encodeHist[i]++
-	m.mu.Unlock()
-}
+func (m *metrics) observeEncode(d time.Duration) { m.encode.Observe(d.Seconds()) }
 
-func (m *metrics) keyRequest(reason string) {
-	m.mu.Lock()
-	m.keyReqs[reason]++
-	m.mu.Unlock()
-}
+func (m *metrics) keyRequest(reason string) { m.keyReqs.WithLabelValues(reason).Inc() }
 
 func (m *metrics) request(route, method string, code int) {
+	// Methods are a label: bound them, whatever a client sends.
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodOptions, http.MethodPut:
 	default:
 		method = "other"
 	}
-	m.mu.Lock()
-	m.requests[reqKey{route, method, code}]++
-	m.mu.Unlock()
+	m.requests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
 }
 
 // gauges are read from the server when /metrics is written.
@@ -85,62 +85,113 @@ type gauges struct {
 	width, height                 int
 }
 
-func (m *metrics) write(w io.Writer, g gauges) {
-	p := func(name, typ, help string) { fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ) }
-	counter := func(name, help string, v uint64) {
-		p(name, "counter", help)
-		fmt.Fprintf(w, "%s %d\n", name, v)
-	}
-	gauge := func(name, help string, v float64) {
-		p(name, "gauge", help)
-		fmt.Fprintf(w, "%s %s\n", name, strconv.FormatFloat(v, 'g', -1, 64))
-	}
-	gauge("ligretto_stream_viewers", "Viewers whose peer connection is connected.", float64(g.viewers))
-	gauge("ligretto_stream_sessions", "WHEP sessions, connecting or connected.", float64(g.sessions))
-	gauge("ligretto_stream_max_viewers", "The viewer cap.", float64(g.maxViewers))
-	counter("ligretto_stream_sessions_total", "WHEP sessions created.", m.sessionsTotal.Load())
-	counter("ligretto_stream_refused_total", "Viewers refused because the stream was full.", m.refused.Load())
-	counter("ligretto_stream_frames_in_total", "Frames received from the source.", m.framesIn.Load())
-	counter("ligretto_stream_frames_dropped_total", "Frames replaced by a newer one before they could be encoded.", m.framesDropped.Load())
-	counter("ligretto_stream_frames_idle_total", "Frames not encoded because nobody was watching.", m.framesIdle.Load())
-	counter("ligretto_stream_frames_encoded_total", "Frames encoded (once each, for all viewers).", m.framesEncoded.Load())
-	counter("ligretto_stream_keyframes_total", "Keyframes encoded.", m.keyframes.Load())
-	counter("ligretto_stream_encoded_bytes_total", "VP8 bytes produced.", m.encodedBytes.Load())
-	counter("ligretto_stream_encode_errors_total", "Frames the encoder failed on.", m.encodeErrors.Load())
-	counter("ligretto_stream_packets_resent_total", "RTP packets sent again because a viewer reported them lost (NACK).", m.resent.Load())
-	counter("ligretto_stream_state_messages_total", "Game-state messages sent on DataChannels.", m.stateSent.Load())
-	counter("ligretto_control_auth_failures_total", "Control requests with a missing or wrong token.", m.authFailures.Load())
-	age := -1.0
-	if g.haveFrame {
-		age = g.lastFrameAge.Seconds()
-	}
-	gauge("ligretto_stream_last_frame_age_seconds", "Time since the source's last frame; -1 before the first.", age)
-	gauge("ligretto_stream_width_pixels", "Width of the last frame.", float64(g.width))
-	gauge("ligretto_stream_height_pixels", "Height of the last frame.", float64(g.height))
-	gauge("ligretto_process_uptime_seconds", "Time since the server started.", time.Since(m.start).Seconds())
-	gauge("go_goroutines", "Number of goroutines that currently exist.", float64(runtime.NumGoroutine()))
-
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p("ligretto_stream_encode_seconds", "histogram", "Time to encode one frame.")
-	var cum uint64
-	for i, le := range encodeBuckets {
-		cum += m.encodeHist[i]
-		fmt.Fprintf(w, "ligretto_stream_encode_seconds_bucket{le=\"%s\"} %d\n", strconv.FormatFloat(le, 'g', -1, 64), cum)
-	}
-	cum += m.encodeHist[len(encodeBuckets)]
-	fmt.Fprintf(w, "ligretto_stream_encode_seconds_bucket{le=\"+Inf\"} %d\n", cum)
-	fmt.Fprintf(w, "ligretto_stream_encode_seconds_sum %s\nligretto_stream_encode_seconds_count %d\n", strconv.FormatFloat(m.encodeSum, 'g', -1, 64), cum)
-
-	p("ligretto_stream_keyframe_requests_total", "counter", "Keyframes asked for, by reason (pli, fir, viewer).")
-	for _, r := range slices.Sorted(maps.Keys(m.keyReqs)) {
-		fmt.Fprintf(w, "ligretto_stream_keyframe_requests_total{reason=%q} %d\n", r, m.keyReqs[r])
-	}
-	p("ligretto_http_requests_total", "counter", "HTTP requests by route, method and status code.")
-	keys := slices.SortedFunc(maps.Keys(m.requests), func(a, b reqKey) int {
-		return cmp.Or(cmp.Compare(a.route, b.route), cmp.Compare(a.method, b.method), cmp.Compare(a.code, b.code))
-	})
-	for _, k := range keys {
-		fmt.Fprintf(w, "ligretto_http_requests_total{route=%q,method=%q,code=\"%d\"} %d\n", k.route, k.method, k.code, m.requests[k])
-	}
+// serverMetric is one metric that Collect writes from the server's atomics or gauges.
+type serverMetric struct {
+	d   *prometheus.Desc
+	typ prometheus.ValueType
+	val func(m *metrics, g gauges) float64
 }
+
+func serverCounter(name, help string, v func(m *metrics) *atomic.Uint64) serverMetric {
+	return serverMetric{prometheus.NewDesc(name, help, nil, nil), prometheus.CounterValue,
+		func(m *metrics, _ gauges) float64 { return float64(v(m).Load()) }}
+}
+
+func serverGauge(name, help string, v func(m *metrics, g gauges) float64) serverMetric {
+	return serverMetric{prometheus.NewDesc(name, help, nil, nil), prometheus.GaugeValue, v}
+}
+
+// serverMetrics keep the names and meaning of the hand-written format that
+// came before client_golang, so dashboards need no change. go_goroutines
+// now comes from the Go collector.
+var serverMetrics = []serverMetric{
+	serverGauge("ligretto_stream_viewers", "Viewers whose peer connection is connected.", func(_ *metrics, g gauges) float64 { return float64(g.viewers) }),
+	serverGauge("ligretto_stream_sessions", "WHEP sessions, connecting or connected.", func(_ *metrics, g gauges) float64 { return float64(g.sessions) }),
+	serverGauge("ligretto_stream_max_viewers", "The viewer cap.", func(_ *metrics, g gauges) float64 { return float64(g.maxViewers) }),
+	serverCounter("ligretto_stream_sessions_total", "WHEP sessions created.", func(m *metrics) *atomic.Uint64 { return &m.sessionsTotal }),
+	serverCounter("ligretto_stream_refused_total", "Viewers refused because the stream was full.", func(m *metrics) *atomic.Uint64 { return &m.refused }),
+	serverCounter("ligretto_stream_frames_in_total", "Frames received from the source.", func(m *metrics) *atomic.Uint64 { return &m.framesIn }),
+	serverCounter("ligretto_stream_frames_dropped_total", "Frames replaced by a newer one before they could be encoded.", func(m *metrics) *atomic.Uint64 { return &m.framesDropped }),
+	serverCounter("ligretto_stream_frames_idle_total", "Frames not encoded because nobody was watching.", func(m *metrics) *atomic.Uint64 { return &m.framesIdle }),
+	serverCounter("ligretto_stream_frames_encoded_total", "Frames encoded (once each, for all viewers).", func(m *metrics) *atomic.Uint64 { return &m.framesEncoded }),
+	serverCounter("ligretto_stream_keyframes_total", "Keyframes encoded.", func(m *metrics) *atomic.Uint64 { return &m.keyframes }),
+	serverCounter("ligretto_stream_encoded_bytes_total", "VP8 bytes produced.", func(m *metrics) *atomic.Uint64 { return &m.encodedBytes }),
+	serverCounter("ligretto_stream_encode_errors_total", "Frames the encoder failed on.", func(m *metrics) *atomic.Uint64 { return &m.encodeErrors }),
+	serverCounter("ligretto_stream_packets_resent_total", "RTP packets sent again because a viewer reported them lost (NACK).", func(m *metrics) *atomic.Uint64 { return &m.resent }),
+	serverCounter("ligretto_stream_state_messages_total", "Game-state messages sent on DataChannels.", func(m *metrics) *atomic.Uint64 { return &m.stateSent }),
+	serverCounter("ligretto_control_auth_failures_total", "Control requests with a missing or wrong token.", func(m *metrics) *atomic.Uint64 { return &m.authFailures }),
+	serverGauge("ligretto_stream_last_frame_age_seconds", "Time since the source's last frame; -1 before the first.", func(_ *metrics, g gauges) float64 {
+		if !g.haveFrame {
+			return -1
+		}
+		return g.lastFrameAge.Seconds()
+	}),
+	serverGauge("ligretto_stream_width_pixels", "Width of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.width) }),
+	serverGauge("ligretto_stream_height_pixels", "Height of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.height) }),
+	serverGauge("ligretto_process_uptime_seconds", "Time since the server started.", func(m *metrics, _ gauges) float64 { return time.Since(m.start).Seconds() }),
+}
+
+// Describe implements prometheus.Collector.
+func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range serverMetrics {
+		ch <- d.d
+	}
+	m.encode.Describe(ch)
+	m.keyReqs.Describe(ch)
+	m.requests.Describe(ch)
+}
+
+// Collect implements prometheus.Collector.
+func (m *metrics) Collect(ch chan<- prometheus.Metric) {
+	var g gauges
+	if m.gauges != nil {
+		g = m.gauges()
+	}
+	for _, d := range serverMetrics {
+		ch <- prometheus.MustNewConstMetric(d.d, d.typ, d.val(m, g))
+	}
+	m.encode.Collect(ch)
+	m.keyReqs.Collect(ch)
+	m.requests.Collect(ch)
+}
+
+// register puts the server's metrics on reg, or on a new registry when reg
+// is nil, and adds the Go and process collectors unless reg already has
+// some. It returns the registry that /metrics serves.
+func (m *metrics) register(reg *prometheus.Registry, g func() gauges) (*prometheus.Registry, error) {
+	m.gauges = g
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	// Registering is all or nothing for one collector, so a failure here
+	// leaves reg as it was.
+	if err := reg.Register(m); err != nil {
+		return nil, fmt.Errorf("%w: register the stream metrics (one registry serves one server): %w", ErrConfig, err)
+	}
+	// A registry from the caller may hold Go and process collectors of its
+	// own, perhaps with other options: those win, so errors are ignored.
+	_ = reg.Register(collectors.NewGoCollector())
+	_ = reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg, nil
+}
+
+// metricsHandler serves reg. A collector that fails does not hide the
+// others: the scrape goes on, and the error is logged.
+func metricsHandler(reg *prometheus.Registry, log *slog.Logger) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorLog:      promLogger{log},
+		ErrorHandling: promhttp.ContinueOnError,
+		// Bounds the work that scrapes can make; Prometheus scrapes one at a time.
+		MaxRequestsInFlight: 4,
+		Timeout:             10 * time.Second,
+	})
+}
+
+type promLogger struct{ log *slog.Logger }
+
+func (l promLogger) Println(v ...any) { l.log.Warn("metrics", slog.String("err", fmt.Sprint(v...))) }
+
+// Registry is the Prometheus registry that /metrics serves: Config.Registry,
+// or the server's own. Register other collectors (NewTableMetrics) on it to
+// serve them on the same /metrics.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }

@@ -20,6 +20,7 @@ import (
 	"github.com/pion/interceptor/pkg/report"
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // maxFrameSide bounds a frame's width and height (VP8 allows 16383).
@@ -38,6 +39,7 @@ type Server struct {
 	game    Controller
 	log     *slog.Logger
 	met     *metrics
+	reg     *prometheus.Registry // what /metrics serves
 	udp     net.PacketConn
 	batch   sendBatcher // udp, if it can batch sends; else nil
 	mux     ice.UDPMux
@@ -145,6 +147,10 @@ func New(cfg Config, src FrameSource, game Controller) (*Server, error) {
 	if err != nil {
 		s.closeNet()
 		return nil, fmt.Errorf("video track: %w", err)
+	}
+	if s.reg, err = s.met.register(cfg.Registry, s.gauges); err != nil {
+		s.closeNet()
+		return nil, err
 	}
 	s.handler = s.routes()
 	s.publishState()
