@@ -1,9 +1,11 @@
 package table
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,4 +246,84 @@ func (p *paced) Reconnects() int {
 		return r.Reconnects()
 	}
 	return 0
+}
+
+// Reopen keeps a camera going however long it is away: when the source
+// breaks, it is opened again every few seconds (with open) until it
+// answers or ctx ends, and its clock runs on from where it was, so that
+// the match goes on with nothing counted twice. For a live table; a file
+// that breaks stays broken.
+func Reopen(ctx context.Context, src Source, open func() (Source, error), log *slog.Logger) Source {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &reopening{ctx: ctx, src: src, open: open, log: log, wait: 2 * time.Second}
+}
+
+type reopening struct {
+	ctx      context.Context
+	src      Source
+	open     func() (Source, error)
+	log      *slog.Logger
+	wait     time.Duration
+	base     int64 // added to the current source's times
+	last     int64 // the last time given
+	lastAt   time.Time // when the last frame was given
+	reopened int
+}
+
+func (r *reopening) Next(dst *gocv.Mat) (Shot, error) {
+	for {
+		if r.src != nil {
+			s, err := r.src.Next(dst)
+			if err == nil {
+				s.TimeMS += r.base
+				if s.TimeMS <= r.last {
+					// A reopened camera's clock starts again: continue it.
+					r.base += r.last + 1 - s.TimeMS
+					s.TimeMS = r.last + 1
+				}
+				r.last, r.lastAt = s.TimeMS, time.Now()
+				return s, nil
+			}
+			if errors.Is(err, io.EOF) {
+				return s, err
+			}
+			r.log.Warn("the camera dropped; trying to open it again every few seconds (the match goes on when it is back)", slog.Any("err", err))
+			r.src.Close()
+			r.src = nil
+		}
+		select {
+		case <-r.ctx.Done():
+			return Shot{}, r.ctx.Err()
+		case <-time.After(r.wait):
+		}
+		src, err := r.open()
+		if err != nil {
+			continue
+		}
+		r.src = src
+		r.reopened++
+		// The time it was away passes on the match's clock too.
+		if !r.lastAt.IsZero() {
+			r.base = r.last + time.Since(r.lastAt).Milliseconds()
+		}
+		r.log.Info("the camera is back", slog.Duration("away", time.Since(r.lastAt).Round(time.Millisecond)))
+	}
+}
+
+// Reconnects counts the reopenings, the source's own and this wrapper's.
+func (r *reopening) Reconnects() int {
+	n := r.reopened
+	if c, ok := r.src.(interface{ Reconnects() int }); ok {
+		n += c.Reconnects()
+	}
+	return n
+}
+
+func (r *reopening) Close() error {
+	if r.src != nil {
+		return r.src.Close()
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"errors"
 	"image"
 	"image/color"
@@ -131,4 +132,76 @@ func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
 	} else if !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "junk.mkv") {
 		t.Fatalf("junk video: %v", err)
 	}
+}
+
+// TestReopen_CameraAwayForLongComesBack: a camera that stays away longer
+// than it is waited for breaks; Reopen opens it again once it is back,
+// and the times it gives run on across the gap (never back, the time it
+// was away included), so that nothing the referee saw is counted twice.
+func TestReopen_CameraAwayForLongComesBack(t *testing.T) {
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "video0.avi")
+	writeClip(t, dev, 5)
+	open := func() (Source, error) {
+		c, err := openCamera("test-camera", -1, dev)
+		if err != nil {
+			return nil, err
+		}
+		c.reopenFor = 200 * time.Millisecond
+		return c, nil
+	}
+	first, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := Reopen(ctx, first, open, nil).(*reopening)
+	r.wait = 100 * time.Millisecond
+	defer r.Close()
+	m := gocv.NewMat()
+	defer m.Close()
+	var last int64 = -1
+	next := func() {
+		t.Helper()
+		s, err := r.Next(&m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.TimeMS <= last {
+			t.Fatalf("time %d after %d", s.TimeMS, last)
+		}
+		last = s.TimeMS
+	}
+	for range 5 {
+		next()
+	}
+	away := filepath.Join(dir, "away.avi")
+	if err := os.Rename(dev, away); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Second)
+		os.Rename(away, dev)
+	}()
+	before := last
+	next()
+	if last-before < 900 {
+		t.Errorf("the first frame after a 1 s gap is %d ms after the last before it", last-before)
+	}
+	next()
+	if r.Reconnects() < 1 {
+		t.Errorf("reconnects %d", r.Reconnects())
+	}
+	cancel()
+	os.Remove(dev)
+	for range 10 {
+		if _, err := r.Next(&m); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("after its context ended: %v", err)
+			}
+			return
+		}
+	}
+	t.Fatal("Reopen gave frames after its context ended and the camera was gone")
 }

@@ -109,7 +109,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		if src, err = table.Open(*source, 30); err != nil {
 			return err
 		}
-		if !table.IsCamera(*source) {
+		if table.IsCamera(*source) {
+			// Whatever happens to the camera, the server stays up and
+			// the match resumes when it is back.
+			spec := *source
+			src = table.Reopen(ctx, src, func() (table.Source, error) { return table.Open(spec, 30) }, log)
+		} else {
 			src = table.Paced(src, *speed)
 		}
 	}
@@ -124,12 +129,6 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 		lcfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
 	}
-	loop, err := table.New(lcfg, pred, w.Config, gameReferee{game})
-	if err != nil {
-		return err
-	}
-	defer loop.Close()
-
 	cfg := stream.Config{Token: token, MaxViewers: *maxViewers, UDPAddr: fmt.Sprintf(":%d", *udpPort), NACKHistory: *nackHistory, Logger: log}
 	if *publicIP != "" {
 		cfg.PublicIPs = []string{*publicIP}
@@ -139,6 +138,14 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer srv.Close()
+	if lcfg.Metrics, err = stream.NewTableMetrics(srv.Registry()); err != nil {
+		return err
+	}
+	loop, err := table.New(lcfg, pred, w.Config, gameReferee{game})
+	if err != nil {
+		return err
+	}
+	defer loop.Close()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
