@@ -127,6 +127,7 @@ func (s *Server) apiRoutes() http.Handler {
 		}
 		return s.game.EnrolBack(req.Player, req.Back)
 	}))
+	s.tableRoutes(mux)
 	// Unknown actions get the mux's 404, wrong methods its 405 with Allow.
 	return mux
 }

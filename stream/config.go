@@ -58,6 +58,10 @@ type Config struct {
 
 	// Logger receives the server's logs. Default slog.Default().
 	Logger *slog.Logger
+	// Table, if set, lets the operator console calibrate the table again,
+	// save its calibration and load one (see Table).
+	Table Table
+
 	// Registry is where the server registers its metrics and what /metrics
 	// serves; the match loop registers its own on it too (NewTableMetrics).
 	// Default: a new registry. Either way the Go and process collectors are

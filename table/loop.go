@@ -13,6 +13,7 @@ import (
 	"image"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -145,18 +146,33 @@ type Loop struct {
 	settings MatchSettings
 	misfit   bool // frames have another shape than the calibration's
 
-	mu     sync.Mutex
-	status Status
+	mu      sync.Mutex
+	status  Status
+	request *request // what the console asked, done before the next frame
+	names   []string // the players of the live calibration; nil: P1, P2, ...
+}
+
+// request is a change the console asked for: calibrate again (with these
+// players), or use this calibration.
+type request struct {
+	players []string
+	file    *calibration.File
 }
 
 // Status is how far the loop has come, for the console and the camera page.
 type Status struct {
-	Calibrated bool   `json:"calibrated"`
-	Stage      string `json:"stage"` // what the calibration waits for, or "refereeing"
-	Markers    int    `json:"markers"`
-	Frames     uint64 `json:"frames"`
-	Width      int    `json:"width"`
-	Height     int    `json:"height"`
+	Calibrated bool     `json:"calibrated"`
+	Stage      string   `json:"stage"`   // what the calibration waits for, or "refereeing"
+	Markers    int      `json:"markers"` // table markers seen (4 once the table is found)
+	Players    []string `json:"players"` // who is calibrated, or calibrating, in seat order
+	Enrolled   int      `json:"enrolled"`
+	Frames     uint64   `json:"frames"`
+	Width      int      `json:"width"`
+	Height     int      `json:"height"`
+	// Prompt says what the people at the table should do next.
+	Prompt string `json:"prompt"`
+
+	file *calibration.File
 }
 
 // New makes a loop that reads cards with pred (configured by mcfg) and
@@ -171,7 +187,8 @@ func New(cfg Config, pred model.Predictor, mcfg model.Config, ref Referee) (*Loo
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l := &Loop{cfg: cfg, pred: pred, mcfg: mcfg, ref: ref, log: cfg.Log, file: cfg.Calibration}
+	l := &Loop{cfg: cfg, pred: pred, mcfg: mcfg, ref: ref, log: cfg.Log}
+	l.setFile(cfg.Calibration)
 	l.status.Stage = "waiting for the first frame"
 	return l, nil
 }
@@ -198,11 +215,106 @@ func (l *Loop) reset() {
 func (l *Loop) Status() Status {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.status
+	st := l.status
+	st.Players = append([]string(nil), st.Players...)
+	st.Prompt = prompt(st)
+	return st
+}
+
+// prompt says what the people at the table should do next.
+func prompt(st Status) string {
+	switch {
+	case st.Calibrated:
+		return "Calibrated: play! Every card on the centre piles is refereed."
+	case st.Frames == 0:
+		return "Waiting for the camera's first picture."
+	case st.Markers < 4:
+		return fmt.Sprintf("Show the whole table with the four markers at its corners (%d of 4 seen).", st.Markers)
+	case strings.HasPrefix(st.Stage, "learning"):
+		return "Keep the table empty for a moment."
+	case st.Enrolled < len(st.Players):
+		return fmt.Sprintf("%s: lay one card face down in your seat for a second, then take it away.", st.Players[st.Enrolled])
+	}
+	return fmt.Sprintf("Player %d: lay one card face down in your seat for a second, then take it away.", st.Enrolled+1)
 }
 
 // Calibration returns the calibration in use, nil before there is one.
-func (l *Loop) Calibration() *calibration.File { return l.file }
+// Any goroutine may call it.
+func (l *Loop) Calibration() *calibration.File {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.status.file
+}
+
+// Recalibrate drops the calibration and calibrates again from the next
+// frames, for these players in the order they will show their backs. Any
+// goroutine may call it; it takes effect before the next frame.
+func (l *Loop) Recalibrate(players []string) error {
+	if len(players) < 2 || len(players) > 12 {
+		return fmt.Errorf("%w: %d players, want 2 to 12 (C2)", calibration.ErrZone, len(players))
+	}
+	seen := map[string]bool{}
+	for _, p := range players {
+		if p == "" || seen[p] {
+			return fmt.Errorf("%w: player names must be given and differ (%q)", calibration.ErrZone, p)
+		}
+		seen[p] = true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.request = &request{players: append([]string(nil), players...)}
+	return nil
+}
+
+// UseCalibration makes the loop referee with f from the next frame on.
+// Any goroutine may call it.
+func (l *Loop) UseCalibration(f *calibration.File) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if !f.Enrolled() {
+		return fmt.Errorf("%w: no enrolled card backs", calibration.ErrZone)
+	}
+	for _, s := range f.Seats {
+		if len(s.Prototype) != l.mcfg.BackEmbeddingLen() {
+			return fmt.Errorf("%w: the back prototype of %s has %d values, this classifier's %d (it was enrolled by another model)",
+				calibration.ErrMalformed, s.Player, len(s.Prototype), l.mcfg.BackEmbeddingLen())
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.request = &request{file: f}
+	return nil
+}
+
+// takeRequest does what the console asked, if anything.
+func (l *Loop) takeRequest() {
+	l.mu.Lock()
+	req := l.request
+	l.request = nil
+	l.mu.Unlock()
+	if req == nil {
+		return
+	}
+	l.reset()
+	if req.file != nil {
+		l.setFile(req.file)
+		l.log.Info("calibration loaded", slog.Int("players", len(req.file.Seats)), slog.String("backs", backs(req.file)))
+		return
+	}
+	l.setFile(nil)
+	l.names = req.players
+	l.cfg.Players = len(req.players)
+	l.log.Info("calibrating again", slog.Any("players", req.players))
+}
+
+// setFile sets the calibration in use.
+func (l *Loop) setFile(f *calibration.File) {
+	l.file = f
+	l.mu.Lock()
+	l.status.file = f
+	l.mu.Unlock()
+}
 
 // Run reads src until it ends (nil), breaks (its error, after every frame
 // before the break was refereed) or ctx ends (ErrStopped).
@@ -253,9 +365,10 @@ func (l *Loop) Step(frame *gocv.Mat, shot Shot) error {
 		}
 		l.reset()
 		if l.cfg.Calibration == nil {
-			l.file = nil
+			l.setFile(nil)
 		}
 	}
+	l.takeRequest()
 	l.seq++
 	t0 := time.Now()
 	caption := shot.Caption
@@ -302,6 +415,11 @@ func (l *Loop) Step(frame *gocv.Mat, shot Shot) error {
 	l.status.Width, l.status.Height = frame.Cols(), frame.Rows()
 	if l.pipe != nil {
 		l.status.Stage, l.status.Markers = "refereeing", 4
+		l.status.Enrolled = len(l.file.Seats)
+		l.status.Players = l.status.Players[:0:0]
+		for _, s := range l.file.Seats {
+			l.status.Players = append(l.status.Players, s.Player)
+		}
 	}
 	l.mu.Unlock()
 	if l.cfg.OnFrame != nil {
@@ -340,7 +458,11 @@ func (l *Loop) fitCalibration(frame *gocv.Mat) (bool, string) {
 // enrolled it starts the pipeline. It returns the words for the caption.
 func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
 	if l.cal == nil {
-		c, err := vision.NewCalibrator(l.cfg.Players, l.pred, l.mcfg, l.cfg.Calibrator...)
+		opts := l.cfg.Calibrator
+		if l.names != nil {
+			opts = append(opts[:len(opts):len(opts)], vision.WithPlayerNames(l.names...))
+		}
+		c, err := vision.NewCalibrator(l.cfg.Players, l.pred, l.mcfg, opts...)
 		if err != nil {
 			return "", err
 		}
@@ -355,10 +477,15 @@ func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
 		return "Calibrating: starting over (" + err.Error() + ")", nil
 	}
 	l.mu.Lock()
-	l.status.Stage, l.status.Markers = l.cal.Stage(), l.cal.MarkersSeen()
+	l.status.Stage, l.status.Markers, l.status.Enrolled = l.cal.Stage(), l.cal.MarkersSeen(), l.cal.Enrolled()
+	l.status.Players = l.names
 	l.mu.Unlock()
 	if !l.cal.Done() {
-		return "Calibrating: " + l.cal.Stage(), nil
+		words := "Calibrating: " + l.cal.Stage()
+		if m := l.cal.MarkersSeen(); m < 4 {
+			words += fmt.Sprintf(" (%d of 4 seen)", m)
+		}
+		return words, nil
 	}
 	f, err := l.cal.File()
 	l.cal.Close()
@@ -367,7 +494,7 @@ func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
 		l.log.Warn("calibration failed; starting over", slog.Any("err", err))
 		return "Calibrating: starting over (" + err.Error() + ")", nil
 	}
-	l.file = f
+	l.setFile(f)
 	l.log.Info("calibrated", slog.Int("players", len(f.Seats)), slog.String("backs", backs(f)))
 	if l.cfg.CalibrateOnly {
 		if l.cfg.OnCalibrated != nil {

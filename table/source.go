@@ -266,8 +266,8 @@ type reopening struct {
 	open     func() (Source, error)
 	log      *slog.Logger
 	wait     time.Duration
-	base     int64 // added to the current source's times
-	last     int64 // the last time given
+	base     int64     // added to the current source's times
+	last     int64     // the last time given
 	lastAt   time.Time // when the last frame was given
 	reopened int
 }

@@ -26,6 +26,7 @@ type Calibrator struct {
 	std      []BackPrototype
 	markerMM float64
 	manual   *calibration.Plane
+	names    []string // players in the order they enrol; nil: P1, P2, ...
 
 	file     *calibration.File
 	view     *tableView
@@ -63,6 +64,13 @@ func WithCorners(p calibration.Plane) CalibratorOption {
 	return func(c *Calibrator) { c.manual = &p }
 }
 
+// WithPlayerNames names the players in the order they show their backs
+// (their seat order round the table); the calibration's seats carry the
+// names. It must name as many players as are calibrated.
+func WithPlayerNames(names ...string) CalibratorOption {
+	return func(c *Calibrator) { c.names = append([]string(nil), names...) }
+}
+
 // WithMarkerMM sets the side of the markers' black squares.
 func WithMarkerMM(mm float64) CalibratorOption { return func(c *Calibrator) { c.markerMM = mm } }
 
@@ -79,7 +87,19 @@ func NewCalibrator(players int, pred model.Predictor, mcfg model.Config, opts ..
 	for _, o := range opts {
 		o(c)
 	}
+	if c.names != nil && len(c.names) != players {
+		c.Close()
+		return nil, fmt.Errorf("%w: %d player names for %d players", calibration.ErrZone, len(c.names), players)
+	}
 	return c, nil
+}
+
+// player names the i-th player to enrol (from 0).
+func (c *Calibrator) player(i int) string {
+	if c.names != nil {
+		return c.names[i]
+	}
+	return fmt.Sprintf("P%d", i+1)
 }
 
 // Close frees the calibrator's images.
@@ -113,6 +133,9 @@ func (c *Calibrator) MarkersSeen() int {
 	return n
 }
 
+// Enrolled counts the players whose back is enrolled so far.
+func (c *Calibrator) Enrolled() int { return len(c.enrolled) }
+
 // Done reports whether every player is enrolled.
 func (c *Calibrator) Done() bool { return len(c.enrolled) == c.players }
 
@@ -124,6 +147,9 @@ func (c *Calibrator) Stage() string {
 	case c.bgN < bgFrames:
 		return "learning the empty table"
 	case !c.Done():
+		if c.names != nil {
+			return fmt.Sprintf("waiting for %s (player %d of %d) to show a card back in their seat", c.names[len(c.enrolled)], len(c.enrolled)+1, c.players)
+		}
 		return fmt.Sprintf("waiting for player %d to show a card back in their seat", len(c.enrolled)+1)
 	}
 	return "done"
@@ -205,7 +231,7 @@ func (c *Calibrator) findPlane(frame gocv.Mat) error {
 	centre, seats := calibration.Layout(c.players, tw, th)
 	f.Centre = centre
 	for i, z := range seats {
-		f.Seats = append(f.Seats, calibration.Seat{Player: fmt.Sprintf("P%d", i+1), Zone: z})
+		f.Seats = append(f.Seats, calibration.Seat{Player: c.player(i), Zone: z})
 	}
 	v, err := newTableView(f, frame.Cols(), frame.Rows())
 	if err != nil {
@@ -326,7 +352,7 @@ func (c *Calibrator) File() (*calibration.File, error) {
 	names := c.backNames()
 	for i, e := range c.enrolled {
 		p := at[i]
-		f.Seats = append(f.Seats, calibration.Seat{Player: fmt.Sprintf("P%d", i+1), Back: names[i], Zone: zones[i], Prototype: e.emb, At: &p})
+		f.Seats = append(f.Seats, calibration.Seat{Player: c.player(i), Back: names[i], Zone: zones[i], Prototype: e.emb, At: &p})
 	}
 	png, err := gocv.IMEncode(gocv.PNGFileExt, c.bg)
 	if err != nil {

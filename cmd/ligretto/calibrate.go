@@ -85,7 +85,7 @@ func calibrateFrom(spec string, players int, corners, tableMM string, markerMM f
 	var made *calibration.File
 	loop, err := table.New(table.Config{Players: players, Calibrator: opts, CalibrateOnly: true,
 		OnCalibrated: func(f *calibration.File) { made = f },
-		OnFrame: func(table.Frame) { stage.show(progress) }}, pred, w.Config, referee.New())
+		OnFrame:      func(table.Frame) { stage.show(progress) }}, pred, w.Config, referee.New())
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -17,6 +18,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"ligretto/calibration"
 	"ligretto/referee"
@@ -133,12 +136,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if *publicIP != "" {
 		cfg.PublicIPs = []string{*publicIP}
 	}
-	srv, err := stream.New(cfg, feed, game)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	if lcfg.Metrics, err = stream.NewTableMetrics(srv.Registry()); err != nil {
+	// The loop's metrics go on the server's registry; the loop is made
+	// before the server, whose console acts on it.
+	cfg.Registry = prometheus.NewRegistry()
+	if lcfg.Metrics, err = stream.NewTableMetrics(cfg.Registry); err != nil {
 		return err
 	}
 	loop, err := table.New(lcfg, pred, w.Config, gameReferee{game})
@@ -146,6 +147,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer loop.Close()
+	cfg.Table = loopTable{loop: loop, source: *source}
+	srv, err := stream.New(cfg, feed, game)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -207,6 +214,49 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// loopTable lets the console calibrate the table's loop again, save its
+// calibration and load one.
+type loopTable struct {
+	loop   *table.Loop
+	source string
+}
+
+func (t loopTable) TableStatus() stream.TableStatus {
+	st := t.loop.Status()
+	return stream.TableStatus{Source: t.source, Calibrated: st.Calibrated, Stage: st.Stage, Markers: st.Markers, Players: st.Players,
+		Enrolled: st.Enrolled, Prompt: st.Prompt, Frames: st.Frames, Width: st.Width, Height: st.Height}
+}
+
+func (t loopTable) Recalibrate(players []string) error {
+	if err := t.loop.Recalibrate(players); err != nil {
+		return fmt.Errorf("%w: %v", stream.ErrInvalid, err)
+	}
+	return nil
+}
+
+func (t loopTable) Calibration() ([]byte, error) {
+	f := t.loop.Calibration()
+	if f == nil {
+		return nil, fmt.Errorf("%w: the table is not calibrated yet", stream.ErrConflict)
+	}
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (t loopTable) LoadCalibration(b []byte) error {
+	f, err := calibration.Read(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("%w: %v", stream.ErrInvalid, err)
+	}
+	if err := t.loop.UseCalibration(f); err != nil {
+		return fmt.Errorf("%w: %v", stream.ErrInvalid, err)
+	}
+	return nil
 }
 
 // gameReferee lets the match loop feed the game and draw the referee's state.

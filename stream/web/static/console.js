@@ -80,6 +80,7 @@
     $('lock').hidden = false;
     render(await api('GET', '/api/state'));
     refreshPreview();
+    refreshTable();
     watch();
     statusTimer = setInterval(() => api('GET', '/api/status').then(showStats).catch((e) => { if (e.status === 401) lock('The operator token was refused.'); }), 2000);
   }
@@ -201,6 +202,74 @@
         !confirm('A match is in progress. Start a new one?')) return;
     act(`New match: ${n} players, ${settings.rounds ? `${settings.rounds} rounds` : `target ${settings.target}`}, deadlock ${settings.deadlock}${settings.advanced ? ', advanced' : ''}`, '/api/match', { players, settings });
   });
+  // The table: how its calibration goes, and the actions on it.
+  let tableShown = false;
+  function showTable(t) {
+    const pill = $('table-state');
+    pill.textContent = t.calibrated ? 'refereeing' : 'calibrating';
+    pill.className = `pill small ${t.calibrated ? 'live' : 'wait'}`;
+    $('table-prompt').textContent = t.prompt || t.stage || '';
+    $('table-markers').textContent = `${t.markers} of 4 markers seen`;
+    const names = t.players || [];
+    $('table-enrolled').textContent = names.length
+      ? `enrolled: ${names.slice(0, t.enrolled).join(', ') || 'none yet'}${t.enrolled < names.length ? `; next: ${names[t.enrolled]}` : ''}`
+      : `${t.enrolled} enrolled`;
+    $('table-source').textContent = `${t.source || 'source'}${t.width ? ` ${t.width}×${t.height}` : ''}, ${t.frames} frames`;
+    if (!tableShown && names.length && !$('cal-players').value) $('cal-players').value = names.join(', ');
+    tableShown = true;
+  }
+  async function refreshTable() {
+    try {
+      showTable(await api('GET', '/api/table'));
+      $('table-panel').hidden = false;
+    } catch (e) {
+      if (e.status === 401) lock('The operator token was refused.');
+      else $('table-panel').hidden = true; // this server has no table (501)
+    }
+  }
+  $('calibrate').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const players = $('cal-players').value.split(',').map((p) => p.trim()).filter(Boolean);
+    try {
+      showTable(await api('POST', '/api/table/calibrate', { players }));
+      log(true, `Calibrating again for ${players.join(', ')}`);
+    } catch (err) {
+      log(false, `Calibrate again: ${err.message}`);
+    }
+  });
+  $('cal-save').addEventListener('click', async () => {
+    try {
+      const res = await fetch('/api/table/calibration.json', { headers: { Authorization: `Bearer ${token}` } });
+      if (!res.ok) throw new Error((await res.json()).error || `HTTP ${res.status}`);
+      const url = URL.createObjectURL(await res.blob());
+      const a = el('a', { href: url, download: 'calibration.json' });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      log(true, 'Calibration saved');
+    } catch (err) {
+      log(false, `Save calibration: ${err.message}`);
+    }
+  });
+  $('cal-load').addEventListener('change', async (e) => {
+    const file = e.target.files[0];
+    e.target.value = '';
+    if (!file) return;
+    try {
+      const res = await fetch('/api/table/calibration.json', {
+        method: 'PUT', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: await file.text(),
+      });
+      const data = await res.json();
+      if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+      showTable(data);
+      log(true, `Calibration loaded from ${file.name}`);
+    } catch (err) {
+      log(false, `Load calibration: ${err.message}`);
+    }
+  });
+  setInterval(() => { if (token && !document.hidden) refreshTable(); }, 1000);
+
   $('refresh-preview').addEventListener('click', refreshPreview);
   setInterval(() => { if (token && !document.hidden) refreshPreview(); }, 5000);
   window.addEventListener('pagehide', () => { if (viewer) viewer.close(); });
