@@ -145,6 +145,7 @@ type Loop struct {
 	// settings is the source, when it knows its matches' settings.
 	settings MatchSettings
 	misfit   bool // frames have another shape than the calibration's
+	match    *referee.Observation // the last match opened, for the next one
 
 	mu      sync.Mutex
 	status  Status
@@ -542,6 +543,17 @@ func (l *Loop) observe(frame gocv.Mat, tMS int64) error {
 // apply passes observations to the referee and the sinks.
 func (l *Loop) apply(obs []referee.Observation) {
 	for _, o := range obs {
+		switch {
+		case o.Kind == referee.ObsMatch:
+			l.match = &o
+		case o.Kind == referee.ObsRound && l.match != nil && l.ref.State().Phase == referee.PhaseOver:
+			// The match reached its target (C16) and the table deals
+			// again: the next match, same players and settings, follows.
+			next := *l.match
+			next.TimeMS = o.TimeMS
+			l.log.Info("the match is over and the table deals again: a new match begins")
+			l.apply([]referee.Observation{next})
+		}
 		v, err := l.ref.Apply(o)
 		var x *referee.Violation
 		if errors.As(err, &x) {
