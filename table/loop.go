@@ -144,7 +144,7 @@ type Loop struct {
 	last vision.Timing
 	// settings is the source, when it knows its matches' settings.
 	settings MatchSettings
-	misfit   bool // frames have another shape than the calibration's
+	misfit   bool                 // frames have another shape than the calibration's
 	match    *referee.Observation // the last match opened, for the next one
 
 	mu      sync.Mutex
