@@ -29,6 +29,7 @@ const testCameraToken = "test-camera-token"
 type seenPicture struct {
 	w, h   int
 	corner color.RGBA // at (w/10, h/10), away from the moving box
+	ycc    [3]uint8   // the same point as decoded, if the picture is YCbCr
 	at     time.Time
 }
 
@@ -44,9 +45,14 @@ func newRecordingIngest() *recordingIngest {
 
 func (r *recordingIngest) IngestFrame(img image.Image, at time.Time) {
 	b := img.Bounds()
-	c := color.RGBAModel.Convert(img.At(b.Min.X+b.Dx()/10, b.Min.Y+b.Dy()/10)).(color.RGBA)
+	x, y := b.Min.X+b.Dx()/10, b.Min.Y+b.Dy()/10
+	c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+	var ycc [3]uint8
+	if yc, ok := img.(*image.YCbCr); ok {
+		ycc = [3]uint8{yc.Y[yc.YOffset(x, y)], yc.Cb[yc.COffset(x, y)], yc.Cr[yc.COffset(x, y)]}
+	}
 	select {
-	case r.pics <- seenPicture{w: b.Dx(), h: b.Dy(), corner: c, at: at}:
+	case r.pics <- seenPicture{w: b.Dx(), h: b.Dy(), corner: c, ycc: ycc, at: at}:
 	default:
 	}
 }

@@ -168,15 +168,24 @@
       reconnect(lastError);
       return;
     }
-    const text = (await res.text().catch(() => '')).trim();
+    // Not trimmed: an SDP's last line needs its CRLF.
+    const text = await res.text().catch(() => '');
     if (pc !== p) return;
-    if (res.status !== 201) { refused(res.status, text); return; }
+    if (res.status !== 201) { refused(res.status, text.trim()); return; }
     sessionURL = new URL(res.headers.get('Location'), res.url).toString();
     try {
       await p.setRemoteDescription({ type: 'answer', sdp: text });
     } catch (e) {
       reconnect(`the referee’s answer was not understood (${e.message})`);
       return;
+    }
+    // The server ending the session (a new token, a restart) closes DTLS
+    // at once, but the connection state waits for ICE to time out.
+    const dtls = tr.sender.transport;
+    if (dtls) {
+      dtls.addEventListener('statechange', () => {
+        if (pc === p && (dtls.state === 'closed' || dtls.state === 'failed')) reconnect('the referee ended the session', 500);
+      });
     }
     try {
       // Resolution matters more than frame rate for reading cards.
@@ -226,7 +235,7 @@
       case 'disconnected':
         setStatus('wait', 'Connection unstable…');
         // Often it comes back by itself; if not, start over.
-        disconnectTimer = setTimeout(() => { if (pc === p) reconnect('the connection was lost'); }, 5000);
+        disconnectTimer = setTimeout(() => { if (pc === p) reconnect('the connection was lost'); }, 3000);
         break;
       case 'failed':
       case 'closed':
