@@ -408,3 +408,10 @@ func vp8KeySize(b []byte) (w, h int, ok bool) {
 	}
 	return int(b[6]) | int(b[7]&0x3f)<<8, int(b[8]) | int(b[9]&0x3f)<<8, true
 }
+
+// lookupPublisherAny returns the publisher, connecting or live, if any.
+func (s *Server) lookupPublisherAny() *publisher {
+	s.camMu.Lock()
+	defer s.camMu.Unlock()
+	return s.pub
+}

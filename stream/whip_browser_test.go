@@ -120,7 +120,9 @@ func TestWHIP_BrowserCameraPageDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	evalUntil(t, ctx, "the denied notice", `document.getElementById('notice-title').textContent + '|' + document.getElementById('notice-steps').textContent`,
-		15*time.Second, func(s string) bool { return strings.Contains(s, "Camera access was denied") && strings.Contains(s, "allow the camera") })
+		15*time.Second, func(s string) bool {
+			return strings.Contains(s, "Camera access was denied") && strings.Contains(s, "allow the camera")
+		})
 	if st := ts.IngestStats(); st.Publishers != 0 {
 		t.Fatalf("stats %+v", st)
 	}

@@ -526,3 +526,134 @@ func TestWHIP_CameraStatus(t *testing.T) {
 	waitConnected(t, p)
 	waitFor(t, 5*time.Second, "live in the status", func() bool { return get().Live })
 }
+
+// TestWHIP_NoLeakedGoroutines: cameras come and go (DELETE, vanishing,
+// an offer that never connects, a refusal) and the goroutine count comes
+// back, on both sides; closing the server brings it back to the start.
+func TestWHIP_NoLeakedGoroutines(t *testing.T) {
+	start := settledGoroutines(0, 200*time.Millisecond)
+	cfg := whipConfig(newRecordingIngest())
+	cfg.ConnectTimeout = 500 * time.Millisecond
+	s, err := New(cfg, newTestSource(64, 48, 5), NewRefereeGame(referee.New(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing := cfg.Ingest.(*recordingIngest)
+	hs := httptestServer(s)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	ts := &testServer{Server: s, URL: hs.URL, http: hs}
+	defer func() {
+		cancel()
+		<-done
+		hs.Close()
+	}()
+	camera := func(tweak func(*whipclient.Options)) *whipclient.Publisher {
+		t.Helper()
+		p, err := dialCamera(context.Background(), ts, testCameraToken, tweak)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitConnected(t, p)
+		publishFor(t, p, 160, 120, color.RGBA{90, 90, 200, 255}, 600*time.Millisecond)
+		ing.waitPicture(t, 10*time.Second, "a picture", func(seenPicture) bool { return true })
+		return p
+	}
+	notLive := func() bool { st := s.IngestStats(); return !st.Live && s.lookupPublisherAny() == nil }
+	// A first camera, so that whatever pion starts once per process is in
+	// the baseline.
+	if err := camera(nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the first camera to leave", notLive)
+	ts.http.CloseClientConnections()
+	http.DefaultClient.CloseIdleConnections()
+	running := settledGoroutines(0, 500*time.Millisecond)
+
+	// By DELETE.
+	if err := camera(nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the camera to leave", notLive)
+	// Vanished.
+	sock, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := camera(func(o *whipclient.Options) { o.UDPConn = sock })
+	sock.Close()
+	p.Abort()
+	waitFor(t, 15*time.Second, "the vanished camera to be dropped", notLive)
+	// An offer that never connects, and a refusal.
+	if w := do(t, s.Handler(), "POST", "/whip", sdpType, testCameraToken, makePublishOffer(t, webrtc.MimeTypeVP8)); w.Code != http.StatusCreated {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	if w := do(t, s.Handler(), "POST", "/whip", sdpType, testCameraToken, makePublishOffer(t, webrtc.MimeTypeVP8)); w.Code != http.StatusConflict {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	waitFor(t, 5*time.Second, "the unconnected offer to expire", notLive)
+	ts.http.CloseClientConnections()
+	http.DefaultClient.CloseIdleConnections()
+	if n := settledGoroutines(running, 15*time.Second); n > running {
+		t.Fatalf("%d goroutines after the cameras left, %d before:\n%s", n, running, relevant(goroutineDump()))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	done <- nil
+	hs.Close()
+	if n := settledGoroutines(start, 15*time.Second); n > start {
+		t.Fatalf("%d goroutines after the server closed, %d at the start:\n%s", n, start, relevant(goroutineDump()))
+	}
+}
+
+// FuzzWHIP throws arbitrary offers and requests at the WHIP routes. None
+// may panic or fail with 500, and a session made is ended.
+//
+//	go test -run '^$' -fuzz FuzzWHIP -fuzztime 1m ./stream
+func FuzzWHIP(f *testing.F) {
+	offer := makePublishOffer(f, webrtc.MimeTypeVP8)
+	f.Add("POST", "/whip", []byte(offer))
+	f.Add("POST", "/whip", []byte(makePublishOffer(f, webrtc.MimeTypeH264)))
+	f.Add("POST", "/whip", []byte(offer[:len(offer)/2]))
+	f.Add("POST", "/whip", []byte(offer+"\x00garbage"))
+	f.Add("POST", "/whip", []byte("v=0\r\no=- 0 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 VP8/90000\r\na=sendonly\r\n"))
+	f.Add("POST", "/whip", []byte("v=0\r\nm=video 0 RTP 96\r\na=rtpmap:96 vp8/90000\r\n"))
+	f.Add("PATCH", "/whip/0123", []byte("a=candidate:1 1 udp 1 127.0.0.1 9 typ host\r\n"))
+	f.Add("DELETE", "/whip/x", []byte(nil))
+	cfg := whipConfig(nil)
+	s, err := New(cfg, newTestSource(64, 48, 5), NewRefereeGame(referee.New(), nil))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, method, path string, body []byte) {
+		_ = checkPublishOffer(string(body)) // must not panic
+		if !strings.HasPrefix(path, "/whip") || strings.ContainsAny(path, " ?#%") {
+			return
+		}
+		ctype := sdpType
+		if method == "PATCH" {
+			ctype = sdpFragType
+		}
+		req, err := http.NewRequest(method, "http://stream.test"+path, strings.NewReader(string(body)))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", ctype)
+		req.Header.Set("Authorization", "Bearer "+testCameraToken)
+		w := serve(h, req)
+		if w.Code >= 500 && w.Code != http.StatusServiceUnavailable {
+			t.Fatalf("%s %q: %d %s", method, path, w.Code, w.Body)
+		}
+		if w.Code >= 400 && w.Body.Len() == 0 {
+			t.Fatalf("%s %q: %d without a message", method, path, w.Code)
+		}
+		if loc := w.Header().Get("Location"); w.Code == http.StatusCreated {
+			serve(h, newRequest(http.MethodDelete, loc, "", ""))
+		}
+	})
+}
