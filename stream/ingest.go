@@ -23,6 +23,11 @@ import (
 )
 
 // Ingest receives the camera publisher's decoded pictures.
+//
+// The calls for one publisher are made in order, under a lock, from the
+// server's goroutines: no IngestFrame comes after IngestLive(false). So
+// they must not call back into the Server's camera methods
+// (NewCameraToken) directly: do it from another goroutine.
 type Ingest interface {
 	// IngestFrame gets each decoded picture (the callee must not keep img past the call unless it copies it, and must not block).
 	IngestFrame(img image.Image, at time.Time)

@@ -385,6 +385,47 @@ func makePublishOffer(t testing.TB, mime string) string {
 	return o.SDP
 }
 
+// TestWHIP_TrickleICE: PATCH takes candidates for a live session, and
+// refuses an ICE restart, a stale ETag and the wrong type.
+func TestWHIP_TrickleICE(t *testing.T) {
+	ts := startServer(t, whipConfig(nil), nil)
+	w := do(t, ts.Handler(), "POST", "/whip", sdpType, testCameraToken, makePublishOffer(t, webrtc.MimeTypeVP8))
+	if w.Code != http.StatusCreated {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	loc, etag := w.Header().Get("Location"), w.Header().Get("ETag")
+	if !strings.HasPrefix(loc, "/whip/") || etag == "" || w.Header().Get("Content-Type") != sdpType {
+		t.Fatalf("headers %v", w.Header())
+	}
+	ufrag := iceUfrag(makePublishOffer(t, webrtc.MimeTypeVP8)) // another session's
+	cand := "a=candidate:1 1 udp 2130706431 127.0.0.1 9 typ host\r\n"
+	patch := func(ctype, ifMatch, body string) int {
+		req := newRequest(http.MethodPatch, loc, ctype, body)
+		if ifMatch != "" {
+			req.Header.Set("If-Match", ifMatch)
+		}
+		return serve(ts.Handler(), req).Code
+	}
+	if c := patch(sdpFragType, etag, "m=video 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\n"+cand); c != http.StatusNoContent {
+		t.Fatalf("a candidate: %d", c)
+	}
+	if c := patch(sdpFragType, `"stale"`, cand); c != http.StatusPreconditionFailed {
+		t.Fatalf("a stale ETag: %d", c)
+	}
+	if c := patch(sdpFragType, "", "a=ice-ufrag:"+ufrag+"\r\na=ice-pwd:x\r\n"); c != http.StatusUnprocessableEntity {
+		t.Fatalf("an ICE restart: %d", c)
+	}
+	if c := patch("text/plain", "", cand); c != http.StatusUnsupportedMediaType {
+		t.Fatalf("the wrong type: %d", c)
+	}
+	if w := do(t, ts.Handler(), "DELETE", loc, "", "", ""); w.Code != http.StatusOK {
+		t.Fatalf("DELETE: %d", w.Code)
+	}
+	if w := do(t, ts.Handler(), "DELETE", loc, "", "", ""); w.Code != http.StatusNotFound {
+		t.Fatalf("DELETE again: %d", w.Code)
+	}
+}
+
 // TestWHIP_NewCameraTokenEndsPublisher: renewing the token (by the API)
 // cuts the live camera off, the old token gets 401, the new one works.
 func TestWHIP_NewCameraTokenEndsPublisher(t *testing.T) {
@@ -656,4 +697,38 @@ func FuzzWHIP(f *testing.F) {
 			serve(h, newRequest(http.MethodDelete, loc, "", ""))
 		}
 	})
+}
+
+// TestWHIP_PublishFunc: whipclient.Publish streams a channel of pictures
+// and ends the session when the channel closes; a refusal is a
+// *StatusError with the code.
+func TestWHIP_PublishFunc(t *testing.T) {
+	ing := newRecordingIngest()
+	ts := startServer(t, whipConfig(ing), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := whipclient.Publish(ctx, ts.URL+"/whip", "wrong-token", nil, 25); statusCode(err) != http.StatusUnauthorized ||
+		!strings.Contains(err.Error(), "401") {
+		t.Fatalf("a wrong token: %v", err)
+	}
+	green := color.RGBA{40, 180, 60, 255}
+	frames := make(chan image.Image)
+	go func() {
+		defer close(frames)
+		for i := 0; i < 75; i++ { // 3 s at 25 fps
+			select {
+			case frames <- colourFrame(320, 240, green, i):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	if err := whipclient.Publish(ctx, ts.URL+"/whip", testCameraToken, frames, 25); err != nil {
+		t.Fatal(err)
+	}
+	ing.waitPicture(t, 5*time.Second, "a green picture", func(s seenPicture) bool { return s.w == 320 && near(s.corner, green, 24) })
+	waitFor(t, 5*time.Second, "the session to end", func() bool { return ts.lookupPublisherAny() == nil && !ts.IngestStats().Live })
+	if st := ts.IngestStats(); st.Decoded < 60 {
+		t.Fatalf("stats %+v", st)
+	}
 }

@@ -422,8 +422,8 @@ func (p *Publisher) deleteSession() error {
 	return &StatusError{Method: http.MethodDelete, URL: p.location, Code: res.StatusCode, Msg: string(bytes.TrimSpace(body))}
 }
 
-// Publish streams the pictures from frames to the WHIP endpoint at most
-// fps a second (it waits for the slot, it drops nothing), until frames
+// Publish streams the pictures from frames to the WHIP endpoint, from
+// when the connection is up, at most fps a second (it waits for the slot, it drops nothing), until frames
 // closes (nil error), ctx ends (its error) or the connection ends
 // (ErrClosed). It ends the session with DELETE in every case. A refusal
 // from the server is a *StatusError.
@@ -435,13 +435,22 @@ func Publish(ctx context.Context, endpoint, token string, frames <-chan image.Im
 	return p.Run(ctx, frames)
 }
 
-// Run sends the pictures from frames as Publish does, then closes p.
+// Run waits for the connection, sends the pictures from frames as
+// Publish does, then closes p.
 func (p *Publisher) Run(ctx context.Context, frames <-chan image.Image) (err error) {
 	defer func() {
 		if cerr := p.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
+	// Pictures sent before the connection is up would be lost: wait.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.done:
+		return fmt.Errorf("%w: the connection ended before it was up", ErrClosed)
+	case <-p.connected:
+	}
 	gap := time.Second / time.Duration(p.opt.FPS)
 	var next time.Time
 	for {
