@@ -35,21 +35,38 @@ func (s *Server) requireToken(h http.Handler) http.Handler {
 		scheme, tok, _ := strings.Cut(auth, " ")
 		got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			s.met.authFailures.Add(1)
-			if d := s.cfg.AuthFailDelay; d > 0 {
-				t := time.NewTimer(d/2 + rand.N(d/2+1))
-				select {
-				case <-t.C:
-				case <-r.Context().Done():
-					t.Stop()
-				}
-			}
+			s.authFailed(r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ligretto operator"`)
 			writeJSON(w, http.StatusUnauthorized, apiError{"the operator token is missing or wrong"})
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// authFailed counts a wrong or missing token and waits a short random
+// time, so that guessing is slow and timing tells nothing.
+func (s *Server) authFailed(r *http.Request) {
+	s.met.authFailures.Add(1)
+	if d := s.cfg.AuthFailDelay; d > 0 {
+		t := time.NewTimer(d/2 + rand.N(d/2+1))
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
+	}
+}
+
+// tokenMatches compares a request's bearer token with want in constant
+// time; an empty want matches nothing.
+func tokenMatches(r *http.Request, want string) bool {
+	if want == "" {
+		return false
+	}
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	a, b := sha256.Sum256([]byte(strings.TrimSpace(tok))), sha256.Sum256([]byte(want))
+	return strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
 
 type apiError struct {
@@ -71,6 +88,7 @@ func (s *Server) apiRoutes() http.Handler {
 		writeJSON(w, http.StatusOK, s.Stats())
 	})
 	mux.HandleFunc("GET /api/calibration.png", s.serveCalibration)
+	mux.HandleFunc("POST /api/camera/token", s.serveNewCameraToken)
 	mux.HandleFunc("POST /api/match", s.action(func(r *http.Request) error {
 		var req MatchSetup
 		if err := decodeJSON(r, &req, false); err != nil {

@@ -13,6 +13,17 @@ type Config struct {
 	// Token is the operator token for the control API. Empty disables the
 	// control API (every call answers 403).
 	Token string
+	// CameraToken lets a camera publish its video by WHIP (POST /whip with
+	// "Authorization: Bearer CameraToken"); it opens nothing else but the
+	// camera's status. Empty: no camera can publish until
+	// Server.NewCameraToken makes one.
+	CameraToken string
+	// Ingest receives the camera's decoded pictures. Nil: they are
+	// decoded and counted (IngestStats), then dropped.
+	Ingest Ingest
+	// CameraStatus, if set, tells the camera page what the table looks
+	// like from the camera (GET /api/camera/status).
+	CameraStatus func() CameraStatus
 	// MaxViewers caps WHEP sessions, connecting or connected. Default 50.
 	MaxViewers int
 	// UDPAddr is where the one ICE UDP socket listens, e.g. ":8443" or
@@ -115,6 +126,22 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: NACK history %d packets (want at most 32768, or negative for none)", ErrConfig, c.NACKHistory)
 	case c.Token != "" && len(c.Token) < 8:
 		return fmt.Errorf("%w: the operator token is too short (want 8 characters or more)", ErrConfig)
+	case c.CameraToken != "" && len(c.CameraToken) < 8:
+		return fmt.Errorf("%w: the camera token is too short (want 8 characters or more)", ErrConfig)
+	case c.CameraToken != "" && c.CameraToken == c.Token:
+		return fmt.Errorf("%w: the camera token must differ from the operator token", ErrConfig)
+	case !tokenChars(c.CameraToken):
+		return fmt.Errorf("%w: the camera token may hold only letters, digits, '-', '_' and '.' (it goes in the page's address)", ErrConfig)
 	}
 	return nil
+}
+
+// tokenChars reports whether s can go into a URL and a header unescaped.
+func tokenChars(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

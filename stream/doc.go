@@ -14,6 +14,12 @@
 // any WHEP player can watch too. The game state goes to viewers as JSON on a
 // DataChannel the viewer opens.
 //
+// A phone can be the camera: the /camera page publishes its rear camera by
+// WHIP (POST /whip with the camera token, VP8 only, one camera at a time),
+// and the server decodes the video and hands each picture to Config.Ingest
+// (ingest.go, whip.go). stream/whipclient publishes pictures from Go the
+// same way, for tests and tools.
+//
 // The package knows the rest of the system through two small interfaces:
 // a FrameSource delivers annotated pictures, and a Controller is the game
 // that the console drives and whose State viewers see. RefereeGame is a
@@ -25,6 +31,11 @@
 //	GET  /console          operator console (its API calls need the token)
 //	POST /whep             WHEP: application/sdp offer -> 201 + answer + Location
 //	PATCH|DELETE /whep/ID  WHEP session: trickle ICE / end
+//	GET  /camera?token=T   camera page for a phone (HTTPS, or localhost)
+//	POST /whip             WHIP: camera token, VP8 offer -> 201 + answer + Location
+//	PATCH|DELETE /whip/ID  WHIP session: trickle ICE / end
+//	GET  /api/camera/status  camera token or operator token: markers, prompt
+//	POST /api/camera/token   operator: a new camera token (ends the camera)
 //	/api/...               control API, Bearer token
 //	GET  /metrics          Prometheus text format: Server.Registry(), which
 //	                       NewTableMetrics and others register on

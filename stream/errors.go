@@ -6,6 +6,8 @@ import "errors"
 var (
 	// ErrEncoder: the video encoder could not be set up or failed.
 	ErrEncoder = errors.New("video encoder")
+	// ErrDecoder: a camera's video frame could not be decoded.
+	ErrDecoder = errors.New("video decoder")
 	// ErrConfig: a Config value is out of range.
 	ErrConfig = errors.New("invalid stream config")
 	// ErrUnsupported: the Controller cannot do this action (the API answers 501).

@@ -26,6 +26,12 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /static/", s.instrument("static", staticHandler(static)))
 	mux.Handle(whepPath, s.instrument("whep", http.HandlerFunc(s.whepEndpoint)))
 	mux.Handle(whepSessionsPath+"{id}", s.instrument("whep_session", http.HandlerFunc(s.whepSession)))
+	mux.Handle("GET /camera", s.instrument("camera", page("web/camera.html", true)))
+	mux.Handle(whipPath, s.instrument("whip", http.HandlerFunc(s.whipEndpoint)))
+	mux.Handle(whipSessionsPath+"{id}", s.instrument("whip_session", http.HandlerFunc(s.whipSession)))
+	// More specific than /api/, so it is not behind the operator token:
+	// the camera's token opens it too.
+	mux.Handle("GET /api/camera/status", s.instrument("camera_status", http.HandlerFunc(s.serveCameraStatus)))
 	mux.Handle("/api/", s.instrument("api", s.requireToken(s.apiRoutes())))
 	mux.Handle("GET /metrics", s.instrument("metrics", metricsHandler(s.reg, s.log)))
 	mux.Handle("GET /healthz", s.instrument("healthz", http.HandlerFunc(s.serveHealth)))

@@ -31,7 +31,7 @@ const maxFrameSide = 8192
 var iceTimeouts = [3]time.Duration{5 * time.Second, 10 * time.Second, 2 * time.Second}
 
 // Server streams one video to many viewers and serves the pages, the WHEP
-// endpoint and the control API. Make one with New, serve Handler over
+// endpoint, the WHIP endpoint for a camera (a phone) and the control API. Make one with New, serve Handler over
 // HTTP (HTTPServer sets the timeouts), and call Run to stream.
 type Server struct {
 	cfg     Config
@@ -59,6 +59,19 @@ type Server struct {
 	keyAsked atomic.Uint64          // keyframe requests so far
 
 	closeOnce sync.Once
+
+	// The camera (WHIP): one publisher at a time.
+	ingestAPI        *webrtc.API
+	camMu            sync.Mutex
+	camToken         string     // empty: no publishing
+	pub              *publisher // connecting or live
+	pubPending       bool       // an offer is being answered
+	camClosed        bool
+	ingestDecoded    atomic.Uint64
+	ingestDropped    atomic.Uint64
+	ingestPLIs       atomic.Uint64
+	ingestPublishers atomic.Uint64
+	ingestLive       atomic.Bool
 
 	certMu sync.Mutex
 	cert   *webrtc.Certificate // shared by every peer connection; renewed weekly
@@ -132,16 +145,12 @@ func New(cfg Config, src FrameSource, game Controller) (*Server, error) {
 	}
 	reg.Add(sr)
 
-	se := webrtc.SettingEngine{LoggerFactory: logs}
-	se.SetICEUDPMux(s.mux)
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
-	se.SetICETimeouts(iceTimeouts[0], iceTimeouts[1], iceTimeouts[2])
-	if len(cfg.PublicIPs) > 0 {
-		se.SetNAT1To1IPs(cfg.PublicIPs, webrtc.ICECandidateTypeHost)
+	s.api = webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithInterceptorRegistry(reg), webrtc.WithSettingEngine(s.settingEngine(logs)))
+	if s.ingestAPI, err = s.newIngestAPI(logs); err != nil {
+		s.closeNet()
+		return nil, err
 	}
-	s.api = webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithInterceptorRegistry(reg), webrtc.WithSettingEngine(se))
+	s.camToken = cfg.CameraToken
 
 	s.track, err = webrtc.NewTrackLocalStaticSample(webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000}, "table", "ligretto")
 	if err != nil {
@@ -155,6 +164,21 @@ func New(cfg Config, src FrameSource, game Controller) (*Server, error) {
 	s.handler = s.routes()
 	s.publishState()
 	return s, nil
+}
+
+// settingEngine is every peer connection's: one UDP socket for all
+// through the mux, host candidates only.
+func (s *Server) settingEngine(logs pionLogs) webrtc.SettingEngine {
+	se := webrtc.SettingEngine{LoggerFactory: logs}
+	se.SetICEUDPMux(s.mux)
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
+	se.SetICETimeouts(iceTimeouts[0], iceTimeouts[1], iceTimeouts[2])
+	if len(s.cfg.PublicIPs) > 0 {
+		se.SetNAT1To1IPs(s.cfg.PublicIPs, webrtc.ICECandidateTypeHost)
+	}
+	return se
 }
 
 // ICEAddr is the address of the ICE UDP socket.
@@ -214,6 +238,13 @@ func (s *Server) Close() error {
 		s.mu.Unlock()
 		for _, v := range all {
 			s.endSession(v, "server closing")
+		}
+		s.camMu.Lock()
+		s.camClosed = true
+		p := s.pub
+		s.camMu.Unlock()
+		if p != nil {
+			s.endPublisher(p, "server closing")
 		}
 		s.closeNet()
 	})
