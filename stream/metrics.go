@@ -83,6 +83,7 @@ type gauges struct {
 	lastFrameAge                  time.Duration
 	haveFrame                     bool
 	width, height                 int
+	ingest                        IngestStats
 }
 
 // serverMetric is one metric that Collect writes from the server's atomics or gauges.
@@ -95,6 +96,11 @@ type serverMetric struct {
 func serverCounter(name, help string, v func(m *metrics) *atomic.Uint64) serverMetric {
 	return serverMetric{prometheus.NewDesc(name, help, nil, nil), prometheus.CounterValue,
 		func(m *metrics, _ gauges) float64 { return float64(v(m).Load()) }}
+}
+
+func ingestCounter(name, help string, v func(IngestStats) uint64) serverMetric {
+	return serverMetric{prometheus.NewDesc(name, help, nil, nil), prometheus.CounterValue,
+		func(_ *metrics, g gauges) float64 { return float64(v(g.ingest)) }}
 }
 
 func serverGauge(name, help string, v func(m *metrics, g gauges) float64) serverMetric {
@@ -128,6 +134,16 @@ var serverMetrics = []serverMetric{
 	}),
 	serverGauge("ligretto_stream_width_pixels", "Width of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.width) }),
 	serverGauge("ligretto_stream_height_pixels", "Height of the last frame.", func(_ *metrics, g gauges) float64 { return float64(g.height) }),
+	ingestCounter("ligretto_ingest_frames_decoded_total", "Frames decoded from the camera publisher (a phone over WHIP).", func(i IngestStats) uint64 { return i.Decoded }),
+	ingestCounter("ligretto_ingest_frames_dropped_total", "Camera frames lost in transit, skipped until a keyframe, or not decodable.", func(i IngestStats) uint64 { return i.Dropped }),
+	ingestCounter("ligretto_ingest_keyframe_requests_total", "Keyframes asked of the camera publisher (PLI).", func(i IngestStats) uint64 { return i.KeyframeRequests }),
+	ingestCounter("ligretto_ingest_publishers_total", "Camera publishers accepted.", func(i IngestStats) uint64 { return i.Publishers }),
+	serverGauge("ligretto_ingest_live", "1 while a camera publishes.", func(_ *metrics, g gauges) float64 {
+		if g.ingest.Live {
+			return 1
+		}
+		return 0
+	}),
 	serverGauge("ligretto_process_uptime_seconds", "Time since the server started.", func(m *metrics, _ gauges) float64 { return time.Since(m.start).Seconds() }),
 }
 

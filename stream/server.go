@@ -482,7 +482,7 @@ func (s *Server) gauges() gauges {
 	s.mu.Lock()
 	n := len(s.sessions)
 	s.mu.Unlock()
-	g := gauges{viewers: int(s.viewers.Load()), sessions: n, maxViewers: s.cfg.MaxViewers}
+	g := gauges{viewers: int(s.viewers.Load()), sessions: n, maxViewers: s.cfg.MaxViewers, ingest: s.IngestStats()}
 	if f := s.latest.Load(); f != nil {
 		g.haveFrame = true
 		g.lastFrameAge = time.Since(time.Unix(0, s.lastAt.Load()))

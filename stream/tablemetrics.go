@@ -41,8 +41,6 @@ type TableMetrics struct {
 	observations  *prometheus.CounterVec
 	verdicts      *prometheus.CounterVec
 	reconnects    prometheus.Counter
-	ingestDecoded prometheus.Counter
-	ingestDropped prometheus.Counter
 	sourceDropped prometheus.Counter
 	all           []prometheus.Collector
 }
@@ -66,10 +64,6 @@ func NewTableMetrics(reg prometheus.Registerer) (*TableMetrics, error) {
 			Name: "ligretto_verdicts_total", Help: "Referee verdicts, by status and rule."}, []string{"status", "rule"}),
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ligretto_camera_reconnects_total", Help: "Times the camera or video source was opened again after it failed."}),
-		ingestDecoded: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "ligretto_ingest_frames_decoded_total", Help: "Frames decoded from an ingested stream (a phone over WHIP)."}),
-		ingestDropped: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "ligretto_ingest_frames_dropped_total", Help: "Ingested frames lost or not decodable."}),
 		sourceDropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "ligretto_source_frames_dropped_total", Help: "Source frames the match loop skipped because it was behind."}),
 		stageObs: map[string]prometheus.Observer{},
@@ -79,7 +73,7 @@ func NewTableMetrics(reg prometheus.Registerer) (*TableMetrics, error) {
 		m.stageObs[s] = m.stage.WithLabelValues(s)
 	}
 	m.stageObs[StageOther] = m.stage.WithLabelValues(StageOther)
-	m.all = []prometheus.Collector{m.frames, m.stage, m.observations, m.verdicts, m.reconnects, m.ingestDecoded, m.ingestDropped, m.sourceDropped}
+	m.all = []prometheus.Collector{m.frames, m.stage, m.observations, m.verdicts, m.reconnects, m.sourceDropped}
 	// One collector for all: the registry checks every name before it
 	// registers any, so a failure leaves it unchanged.
 	if err := reg.Register(collectorSet(m.all)); err != nil {
@@ -161,22 +155,6 @@ func (m *TableMetrics) CameraReconnect() {
 		return
 	}
 	m.reconnects.Inc()
-}
-
-// IngestFrameDecoded counts one frame decoded from an ingested stream.
-func (m *TableMetrics) IngestFrameDecoded() {
-	if m == nil {
-		return
-	}
-	m.ingestDecoded.Inc()
-}
-
-// IngestFramesDropped counts n ingested frames lost or not decodable.
-func (m *TableMetrics) IngestFramesDropped(n int) {
-	if m == nil || n <= 0 {
-		return
-	}
-	m.ingestDropped.Add(float64(n))
 }
 
 // SourceFramesDropped counts n source frames that the match loop skipped

@@ -123,6 +123,7 @@ type Metrics interface {
 	Observation(kind string)
 	Verdict(status, rule string)
 	CameraReconnect()
+	SourceFramesDropped(n int)
 }
 
 // ErrStopped means the loop was stopped by its context.
@@ -327,6 +328,7 @@ func (l *Loop) Run(ctx context.Context, src Source) error {
 	frame := gocv.NewMat()
 	defer frame.Close()
 	var reconnects int
+	var dropped uint64
 	for {
 		if ctx.Err() != nil {
 			return ErrStopped
@@ -335,6 +337,12 @@ func (l *Loop) Run(ctx context.Context, src Source) error {
 		if r, ok := src.(interface{ Reconnects() int }); ok && l.cfg.Metrics != nil {
 			for n := r.Reconnects(); reconnects < n; reconnects++ {
 				l.cfg.Metrics.CameraReconnect()
+			}
+		}
+		if d, ok := src.(interface{ Dropped() uint64 }); ok && l.cfg.Metrics != nil {
+			if n := d.Dropped(); n > dropped {
+				l.cfg.Metrics.SourceFramesDropped(int(n - dropped))
+				dropped = n
 			}
 		}
 		if errors.Is(err, io.EOF) {
