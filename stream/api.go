@@ -89,6 +89,8 @@ func (s *Server) apiRoutes() http.Handler {
 	})
 	mux.HandleFunc("GET /api/calibration.png", s.serveCalibration)
 	mux.HandleFunc("POST /api/camera/token", s.serveNewCameraToken)
+	mux.HandleFunc("GET /api/camera/link", s.serveCameraLink)
+	mux.HandleFunc("GET /api/camera/qr.png", s.serveCameraQR)
 	mux.HandleFunc("POST /api/match", s.action(func(r *http.Request) error {
 		var req MatchSetup
 		if err := decodeJSON(r, &req, false); err != nil {

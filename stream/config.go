@@ -69,6 +69,11 @@ type Config struct {
 
 	// Logger receives the server's logs. Default slog.Default().
 	Logger *slog.Logger
+	// CameraURL is the address a phone on the table's network opens the
+	// server at (https://IP:PORT: phones give a camera only to secure
+	// pages); the console shows the camera page's link and QR code with it.
+	CameraURL string
+
 	// Table, if set, lets the operator console calibrate the table again,
 	// save its calibration and load one (see Table).
 	Table Table

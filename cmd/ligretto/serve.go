@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +28,7 @@ import (
 	"ligretto/calibration"
 	"ligretto/referee"
 	"ligretto/stream"
+	"ligretto/stream/phonelink"
 	"ligretto/table"
 	"ligretto/table/demo"
 	"ligretto/vision"
@@ -40,7 +45,7 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", "[--source demo|CAMERA|VIDEO|FOLDER] [--calibration F | --players N] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
-	source := fs.String("source", "demo", "what to referee: demo (simulated matches, rendered), a camera index or /dev/videoN, a video file, or a folder of images")
+	source := fs.String("source", "demo", "what to referee: demo (simulated matches, rendered), a camera index or /dev/videoN, a video file, a folder of images, or phone (a phone publishing to /camera over WHIP)")
 	players := fs.Int("players", 4, "players at the table, 2 to 12 (the demo's, or how many to calibrate live)")
 	speed := fs.Float64("speed", 1, "how many times faster than real time the demo, a video or a folder plays")
 	calPath := fs.String("calibration", "", "calibration file for a camera, video or folder (default: calibrate live from the first frames, with --players)")
@@ -51,9 +56,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	udpPort := fs.Int("udp-port", 8443, "the one UDP port for all WebRTC media (0: any free port)")
 	publicIP := fs.String("public-ip", "", "announce this IP to viewers instead of the local addresses (server behind 1:1 NAT)")
 	nackHistory := fs.Int("nack-history", 0, "RTP packets kept, for all viewers together, to resend to a viewer that lost them (0: 1024; negative: none, a lost packet then costs every viewer a keyframe)")
+	httpsAddr := fs.String("https-addr", "", "also serve HTTPS at this address: phones give a camera only to secure pages (default :8443 with --source phone)")
+	tlsCert := fs.String("tls-cert", "", "certificate for HTTPS (PEM), with --tls-key (default: a self-signed one, made at first start and kept in --state-dir)")
+	tlsKey := fs.String("tls-key", "", "private key for HTTPS (PEM), with --tls-cert")
+	stateDir := fs.String("state-dir", "", "where the self-signed certificate is kept (default: ligretto in the user's config folder)")
 	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		fmt.Fprintln(stderr, "ligretto serve: --tls-cert and --tls-key go together")
+		return errUsage
+	}
+	if *source == "phone" && *httpsAddr == "" {
+		*httpsAddr = ":8443"
 	}
 	if *players < 2 || *players > 12 || !(*speed > 0 && *speed <= 50) {
 		fmt.Fprintf(stderr, "ligretto serve: --players %d must be 2 to 12 and --speed %v within (0, 50]\n", *players, *speed)
@@ -101,7 +117,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	roster := referee.DefaultPlayers(*players)
 	game := stream.NewRefereeGame(referee.New(refOpts...), roster)
 	var src table.Source
+	var phone *table.Phone
 	switch *source {
+	case "phone":
+		phone = table.NewPhone(ctx, log)
+		src = phone
 	case "demo":
 		cfg := demo.DefaultConfig()
 		cfg.Players, cfg.Speed, cfg.Log = *players, *speed, log
@@ -148,6 +168,27 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	defer loop.Close()
 	cfg.Table = loopTable{loop: loop, source: *source}
+	if phone != nil {
+		cfg.Ingest = phone
+		cfg.CameraToken = randomToken()
+		cfg.CameraStatus = func() stream.CameraStatus {
+			st := loop.Status()
+			return stream.CameraStatus{Markers: st.Markers, Calibrated: st.Calibrated, Prompt: st.Prompt}
+		}
+	}
+	var tln net.Listener
+	if *httpsAddr != "" {
+		cert, err := serverCertificate(*tlsCert, *tlsKey, *stateDir, log)
+		if err != nil {
+			return err
+		}
+		if tln, err = net.Listen("tcp", *httpsAddr); err != nil {
+			return fmt.Errorf("listen on %s (HTTPS): %w", *httpsAddr, err)
+		}
+		defer tln.Close()
+		cfg.CameraURL = "https://" + reachableAddr(tln.Addr())
+		tln = tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
 	srv, err := stream.New(cfg, feed, game)
 	if err != nil {
 		return err
@@ -158,10 +199,23 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	hs := srv.HTTPServer(*addr)
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "spectators: %s/   console: %s/console   WHEP: %s/whep   (WebRTC on udp %s)\n", url, url, url, srv.ICEAddr())
+	var hss *http.Server
+	if tln != nil {
+		hss = srv.HTTPServer(*httpsAddr)
+		go func() { served <- hss.Serve(tln) }()
+		fmt.Fprintf(stdout, "over HTTPS: %s/   console: %s/console\n", cfg.CameraURL, cfg.CameraURL)
+	}
+	if phone != nil {
+		cam := cfg.CameraURL + "/camera?token=" + cfg.CameraToken
+		fmt.Fprintf(stdout, "phone camera: %s\n  open it on the phone (scan the code below, or the one on the console); if the browser warns about the certificate, tap Advanced, then Proceed\n", cam)
+		if err := phonelink.TerminalQR(stdout, cam); err != nil {
+			log.Warn("no QR code", slog.Any("err", err))
+		}
+	}
 	log.Info("serving", slog.String("http", ln.Addr().String()), slog.String("udp", srv.ICEAddr().String()),
 		slog.String("source", *source), slog.Int("max_viewers", *maxViewers))
 
@@ -206,6 +260,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()
 	_ = hs.Shutdown(shut)
+	if hss != nil {
+		_ = hss.Shutdown(shut)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -214,6 +271,62 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// randomToken is a fresh secret for the phone's camera link.
+func randomToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// serverCertificate is the HTTPS certificate: the given pair, or a
+// self-signed one kept in stateDir for the machine's addresses (made at
+// first start; the phone then warns once).
+func serverCertificate(certFile, keyFile, stateDir string, log *slog.Logger) (tls.Certificate, error) {
+	if certFile != "" {
+		return phonelink.LoadCert(certFile, keyFile)
+	}
+	if stateDir == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return tls.Certificate{}, fmt.Errorf("no folder for the certificate (give --state-dir): %w", err)
+		}
+		stateDir = filepath.Join(dir, "ligretto")
+	}
+	var hosts []string
+	for _, ip := range phonelink.LANAddresses() {
+		hosts = append(hosts, ip.String())
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		hosts = append(hosts, h)
+	}
+	cert, created, err := phonelink.LoadOrCreateCert(stateDir, hosts)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("HTTPS certificate: %w", err)
+	}
+	if created {
+		log.Info("made a self-signed HTTPS certificate", slog.String("dir", stateDir), slog.Any("hosts", hosts))
+	}
+	return cert, nil
+}
+
+// reachableAddr is where a phone on the same network reaches a listener:
+// its own address if it listens on one, else the machine's first LAN
+// address.
+func reachableAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	host := tcp.IP
+	if host.IsUnspecified() {
+		host = net.IPv4(127, 0, 0, 1)
+		if lan := phonelink.LANAddresses(); len(lan) > 0 {
+			host = lan[0]
+		}
+	}
+	return net.JoinHostPort(host.String(), strconv.Itoa(tcp.Port))
 }
 
 // loopTable lets the console calibrate the table's loop again, save its

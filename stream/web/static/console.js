@@ -81,6 +81,7 @@
     render(await api('GET', '/api/state'));
     refreshPreview();
     refreshTable();
+    refreshPhone();
     watch();
     statusTimer = setInterval(() => api('GET', '/api/status').then(showStats).catch((e) => { if (e.status === 401) lock('The operator token was refused.'); }), 2000);
   }
@@ -269,6 +270,45 @@
     }
   });
   setInterval(() => { if (token && !document.hidden) refreshTable(); }, 1000);
+
+  // The phone camera: its link as a QR code, and whether it publishes.
+  let qrURL = null;
+  let phoneLink = '';
+  async function refreshPhone() {
+    let link;
+    try {
+      link = await api('GET', '/api/camera/link');
+    } catch (e) {
+      if (e.status === 401) lock('The operator token was refused.');
+      $('phone-panel').hidden = true; // no phone camera on this server
+      return;
+    }
+    $('phone-panel').hidden = false;
+    const pill = $('phone-state');
+    pill.textContent = link.live ? 'publishing' : 'waiting for the phone';
+    pill.className = `pill small ${link.live ? 'live' : 'wait'}`;
+    if (link.url === phoneLink) return;
+    phoneLink = link.url;
+    $('phone-link').href = link.url;
+    $('phone-link').textContent = link.url;
+    try {
+      const blob = await api('GET', '/api/camera/qr.png');
+      if (qrURL) URL.revokeObjectURL(qrURL);
+      qrURL = URL.createObjectURL(blob);
+      $('phone-qr').src = qrURL;
+    } catch { /* the link text is still there */ }
+  }
+  $('phone-new').addEventListener('click', async () => {
+    if (!confirm('Make a new camera link? The phone on the old one is cut off.')) return;
+    try {
+      await api('POST', '/api/camera/token');
+      log(true, 'New camera link: scan the new QR code');
+      refreshPhone();
+    } catch (e) {
+      log(false, `New camera link: ${e.message}`);
+    }
+  });
+  setInterval(() => { if (token && !document.hidden) refreshPhone(); }, 2000);
 
   $('refresh-preview').addEventListener('click', refreshPreview);
   setInterval(() => { if (token && !document.hidden) refreshPreview(); }, 5000);

@@ -1,0 +1,233 @@
+//go:build e2e
+
+package main
+
+// A phone as the table's camera, end to end: a rendered round published
+// over WHIP to `serve --source phone`, refereed from the decoded VP8
+// pictures. scripts/test runs these without -race (the race detector
+// slows the pipeline below the camera's frame rate, and a live source
+// then drops frames):
+//
+//	go test -tags e2e -count=1 -run 'Phone' -v ./cmd/ligretto
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"image"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/referee"
+	"ligretto/referee/sim"
+	"ligretto/stream"
+	"ligretto/stream/whipclient"
+	"ligretto/table"
+)
+
+// phoneServe starts `serve --source phone` and returns its plain HTTP
+// address, its HTTPS address, the camera token and the state folder.
+func phoneServe(t *testing.T, ctx context.Context, cancel context.CancelFunc, token string, extra ...string) (base, secure, camToken, stateDir string, done chan int, errs *lockedBuffer) {
+	t.Helper()
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { serveContext = old })
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stateDir = t.TempDir()
+	out := &lockedBuffer{}
+	errs = &lockedBuffer{}
+	done = make(chan int, 1)
+	args := append([]string{"serve", "--source", "phone", "--players", "2", "--addr", "127.0.0.1:0", "--udp-port", "0",
+		"--https-addr", "127.0.0.1:0", "--state-dir", stateDir, "--token-file", tokenFile}, extra...)
+	go func() { done <- run(args, out, errs) }()
+	base = servedAddress(t, out)
+	re := regexp.MustCompile(`phone camera: (https://[0-9.:]+)/camera\?token=([0-9a-f]+)`)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return base, m[1], m[2], stateDir, done, errs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no camera address printed: %q", out.String())
+		}
+	}
+}
+
+// videoPictures reads a video's frames as RGBA pictures, from frame
+// `from` on, into a channel that closes at the end (or after n frames).
+func videoPictures(t *testing.T, path string, from, n int) <-chan image.Image {
+	t.Helper()
+	vc, err := gocv.VideoCaptureFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan image.Image)
+	go func() {
+		defer close(out)
+		defer vc.Close()
+		m := gocv.NewMat()
+		defer m.Close()
+		for i := 0; n <= 0 || i < from+n; i++ {
+			if !vc.Read(&m) || m.Empty() {
+				return
+			}
+			if i < from {
+				continue
+			}
+			img, err := table.RGBA(m)
+			if err != nil {
+				return
+			}
+			out <- img
+		}
+	}()
+	return out
+}
+
+func apiState(t *testing.T, base, token string) stream.GameState {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/state", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var st stream.GameState
+	if err := json.NewDecoder(res.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestServe_PhonePublisherRefereedAsTheSimulatorScores: a Go WHIP
+// publisher (pion, VP8) sends a rendered round, as a phone would, at the
+// video's own frame rate to `serve --source phone`, which calibrates from
+// the pictures and referees them. Halfway the phone drops (its session
+// ends) and a new one carries on from the same picture: the match goes
+// on, no pile is opened twice, and the scores over the API are the
+// simulator's (C14). Meanwhile the camera page is served over HTTPS with
+// the self-signed certificate kept in the state folder, and a wrong
+// camera token is refused (401) while a second publisher gets 409.
+func TestServe_PhonePublisherRefereedAsTheSimulatorScores(t *testing.T) {
+	dir := renderedRound(t)
+	video := filepath.Join(dir, "round.mkv")
+	var want sim.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err != nil || json.Unmarshal(b, &want) != nil || len(want.Rounds) != 1 {
+		t.Fatalf("result.json: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const token = "phone-test-operator-token"
+	logPath := filepath.Join(t.TempDir(), "serve.jsonl")
+	base, secure, camToken, stateDir, done, errs := phoneServe(t, ctx, cancel, token, "--log", logPath)
+
+	// The camera page over HTTPS, trusted with the certificate kept.
+	pem, err := os.ReadFile(filepath.Join(stateDir, "cert.pem"))
+	if err != nil {
+		t.Fatalf("the self-signed certificate was not kept: %v", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(pem)
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	res, err := hc.Get(secure + "/camera?token=" + camToken)
+	if err != nil {
+		t.Fatalf("the camera page over HTTPS: %v", err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !regexp.MustCompile(`<video`).Match(page) {
+		t.Fatalf("the camera page over HTTPS: %d", res.StatusCode)
+	}
+
+	opts := whipclient.Options{Token: camToken, FPS: 10, Bitrate: 4_000_000, LoopbackOnly: true}
+	bad := opts
+	bad.Token = "not-the-camera-token"
+	if _, err := whipclient.Dial(ctx, base+"/whip", bad); !isStatus(err, http.StatusUnauthorized) {
+		t.Fatalf("a wrong camera token: %v", err)
+	}
+	const total, half = 600, 300 // the round at 10 fps
+	pub, err := whipclient.Dial(ctx, base+"/whip", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := whipclient.Dial(ctx, base+"/whip", opts)
+	if !isStatus(err, http.StatusConflict) {
+		if second != nil {
+			second.Abort()
+		}
+		t.Fatalf("a second publisher while one is live: %v", err)
+	}
+	if err := pub.Run(ctx, videoPictures(t, video, 0, half)); err != nil {
+		t.Fatalf("the first half: %v", err)
+	}
+	time.Sleep(time.Second) // the phone is away
+	if st := apiState(t, base, token); st.Phase != referee.PhasePlaying || len(st.Piles) == 0 {
+		t.Fatalf("halfway: phase %s, %d piles (%s)", st.Phase, len(st.Piles), errs.String())
+	}
+	pub, err = whipclient.Dial(ctx, base+"/whip", opts)
+	if err != nil {
+		t.Fatalf("the phone coming back: %v", err)
+	}
+	if err := pub.Run(ctx, videoPictures(t, video, half, total)); err != nil {
+		t.Fatalf("the second half: %v", err)
+	}
+	var st stream.GameState
+	for deadline := time.Now().Add(30 * time.Second); st.Match.Rounds < 1; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no round scored: phase %s\n%s", st.Phase, errs.String())
+		}
+		st = apiState(t, base, token)
+	}
+	for _, p := range st.Players {
+		if w := want.Rounds[0].Players[p.Name].Score; p.Last == nil || *p.Last != w {
+			t.Errorf("%s: scored %v from the phone, the simulator's %d", p.Name, p.Last, w)
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve: exit %d\n%s", code, errs.String())
+	}
+	f, err := os.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	opened := map[int]int{}
+	dec := json.NewDecoder(f)
+	for {
+		var e referee.Entry
+		if err := dec.Decode(&e); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if e.Obs.Kind == referee.ObsPileNew {
+			opened[e.Obs.Pile]++
+		}
+	}
+	for pile, n := range opened {
+		if n > 1 {
+			t.Errorf("pile %d opened %d times", pile, n)
+		}
+	}
+	if len(opened) != len(want.Rounds[0].Piles) {
+		t.Errorf("%d piles opened from the phone, the simulator laid %d", len(opened), len(want.Rounds[0].Piles))
+	}
+}
+
+func isStatus(err error, code int) bool {
+	var se *whipclient.StatusError
+	return errors.As(err, &se) && se.Code == code
+}
