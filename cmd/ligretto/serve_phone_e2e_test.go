@@ -11,20 +11,24 @@ package main
 //	go test -tags e2e -count=1 -run 'Phone' -v ./cmd/ligretto
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"gocv.io/x/gocv"
 
 	"ligretto/referee"
@@ -230,4 +234,116 @@ func TestServe_PhonePublisherRefereedAsTheSimulatorScores(t *testing.T) {
 func isStatus(err error, code int) bool {
 	var se *whipclient.StatusError
 	return errors.As(err, &se) && se.Code == code
+}
+
+// writeY4M converts a video to YUV4MPEG2 (4:2:0) at fps, for Chromium's
+// fake camera.
+func writeY4M(t *testing.T, video, out string, fps int) {
+	t.Helper()
+	vc, err := gocv.VideoCaptureFile(video)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vc.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	m, yuv := gocv.NewMat(), gocv.NewMat()
+	defer m.Close()
+	defer yuv.Close()
+	for n := 0; vc.Read(&m) && !m.Empty(); n++ {
+		if n == 0 {
+			fmt.Fprintf(w, "YUV4MPEG2 W%d H%d F%d:1 Ip A1:1 C420jpeg\n", m.Cols(), m.Rows(), fps)
+		}
+		gocv.CvtColor(m, &yuv, gocv.ColorBGRToYUVI420)
+		w.WriteString("FRAME\n")
+		w.Write(yuv.ToBytes())
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServe_ChromiumPhoneRefereedOnTheSpectatorPage: real Chromium as the
+// phone, its camera faked from the rendered round (y4m), opens the camera
+// page over HTTPS (the self-signed certificate, as a phone would after
+// "Proceed"), and publishes; a spectator tab on / shows the round's
+// scores, which are the simulator's.
+func TestServe_ChromiumPhoneRefereedOnTheSpectatorPage(t *testing.T) {
+	chrome, err := findChromium()
+	if err != nil {
+		t.Fatal("chromium is not installed (scripts/setup installs it)")
+	}
+	dir := renderedRound(t)
+	var want sim.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err != nil || json.Unmarshal(b, &want) != nil || len(want.Rounds) != 1 {
+		t.Fatalf("result.json: %v", err)
+	}
+	y4m := filepath.Join(t.TempDir(), "round.y4m")
+	writeY4M(t, filepath.Join(dir, "round.mkv"), y4m, 10)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const token = "chromium-phone-operator-token"
+	base, secure, camToken, _, done, errs := phoneServe(t, ctx, cancel, token)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.Flag("use-fake-device-for-media-stream", true), chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-video-capture", y4m), chromedp.Flag("ignore-certificate-errors", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	phone, cancelPhone := chromedp.NewContext(actx)
+	defer cancelPhone()
+	phone, cancelT := context.WithTimeout(phone, 4*time.Minute)
+	defer cancelT()
+	if _, err := chromedp.Run(phone, chromedp.Navigate(secure+"/camera?token="+camToken)); err != nil {
+		t.Fatalf("the phone opens the camera page: %v", err)
+	}
+	spectator, cancelS := chromedp.NewContext(phone)
+	defer cancelS()
+	if _, err := chromedp.Run(spectator, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatalf("the spectator page: %v", err)
+	}
+
+	var st stream.GameState
+	for deadline := time.Now().Add(3 * time.Minute); st.Match.Rounds < 1; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			page, _ := chromedp.Run(phone, chromedp.Evaluate[string](`document.body.innerText`))
+			t.Fatalf("no round scored from the phone: phase %s, %d piles\nphone page: %s\n%s", st.Phase, len(st.Piles), page, errs.String())
+		}
+		st = apiState(t, base, token)
+	}
+	wantTotals := map[string]int{}
+	for name, p := range want.Rounds[0].Players {
+		wantTotals[name] = p.Score
+	}
+	for _, p := range st.Players {
+		if p.Total != wantTotals[p.Name] {
+			t.Errorf("%s: %d from the Chromium phone, the simulator's %d", p.Name, p.Total, wantTotals[p.Name])
+		}
+	}
+	// The spectator page shows those totals.
+	var shown string
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		shown, _ = chromedp.Run(spectator, chromedp.Evaluate[string](`[...document.querySelectorAll('#scores tr')].map(r => r.querySelector('.name span:nth-child(2)').textContent.trim() + '=' + r.querySelector('.num.total').textContent).sort().join(',')`))
+		ok := shown != ""
+		for name, total := range wantTotals {
+			ok = ok && strings.Contains(shown, fmt.Sprintf("%s=%d", name, total))
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spectator page shows %q, want the totals %v", shown, wantTotals)
+		}
+	}
+	t.Logf("scores from the Chromium phone: %s", shown)
+	cancel()
+	<-done
 }
