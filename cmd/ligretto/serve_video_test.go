@@ -205,3 +205,38 @@ func servedAddress(t *testing.T, out *lockedBuffer) string {
 		}
 	}
 }
+
+// TestCalibrate_ThenRefereeWithTheFile: `ligretto calibrate` on a rendered
+// round writes a calibration with both players' backs enrolled (saying
+// each stage as it goes), and `ligretto referee --calibration` scores the
+// round with it as the simulator did (C14).
+func TestCalibrate_ThenRefereeWithTheFile(t *testing.T) {
+	dir := renderedRound(t)
+	video := filepath.Join(dir, "round.mkv")
+	cal := filepath.Join(t.TempDir(), "calib.json")
+	code, stdout, stderr := runCLI("calibrate", "--source", video, "--players", "2", "--out", cal)
+	if code != 0 {
+		t.Fatalf("calibrate: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "2 seats") || !strings.Contains(stderr, "calibrate: waiting for player 2") {
+		t.Errorf("calibrate said %q, progress %q", stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("referee", "--source", video, "--calibration", cal, "--json")
+	if code != 0 {
+		t.Fatalf("referee: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var got referee.MatchResult
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || len(got.Rounds) != 1 {
+		t.Fatalf("referee's result %q: %v", lines[len(lines)-1], err)
+	}
+	var want sim.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err != nil || json.Unmarshal(b, &want) != nil {
+		t.Fatalf("result.json: %v", err)
+	}
+	for name, p := range want.Rounds[0].Players {
+		if got.Rounds[0].Players[name].Score != p.Score {
+			t.Errorf("%s: %d with the calibration file, the simulator's %d", name, got.Rounds[0].Players[name].Score, p.Score)
+		}
+	}
+}
