@@ -147,11 +147,11 @@ type Loop struct {
 	settings MatchSettings
 	misfit   bool                 // frames have another shape than the calibration's
 	match    *referee.Observation // the last match opened, for the next one
+	names    []string             // the players of the live calibration; nil: P1, P2, ...
 
 	mu      sync.Mutex
 	status  Status
 	request *request // what the console asked, done before the next frame
-	names   []string // the players of the live calibration; nil: P1, P2, ...
 }
 
 // request is a change the console asked for: calibrate again (with these
