@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// The committed weights, reproduced by the commands in the README
+// The committed weights, reproduced by the commands in docs/model.md
 // ("Reproducing the weights"): the network every crop is read with, and a
 // second one, trained on from it, asked about the faces the first is
 // unsure of (SecondOpinion).

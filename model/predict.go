@@ -229,7 +229,7 @@ const RereadBelow = 0.9
 // more nearly independent opinions of a blurred numeral: on 65 held-out
 // seeds of about 5,000 faces the committed weights misread 148 cards with
 // the four and 134 with these twelve (`ligretto model eval --seeds ...
-// --faces-only`, README, "The card classifier"). Zooms and turns of a few
+// --faces-only`, docs/model.md). Zooms and turns of a few
 // degrees were tried too and did no better than the moves.
 var rereadShifts = [12][2]int{
 	{-1, 0}, {1, 0}, {0, -1}, {0, 1},
