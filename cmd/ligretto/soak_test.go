@@ -53,8 +53,10 @@ type soakSample struct {
 	RSSMB      float64
 	HeapMB     float64
 	Goroutines int
-	Mats       int // -1 without the matprofile tag
-	Rounds     int
+	Mats       int    // -1 without the matprofile tag
+	Rounds     int    // rounds scored since the start, over every match
+	InMatch    int    // rounds played in the current match (/api/state)
+	Matches    int    // matches begun (a match ends at its target score)
 	PubFrames  uint64 // pictures the publisher sent
 	Loops      int    // times the video was started
 	MinFrames  uint64 // frames received by the spectator that got the fewest
@@ -141,11 +143,21 @@ func TestSoak(t *testing.T) {
 	lastFrames := make([]uint64, spectators)
 	stalled := make([]int, spectators)
 	var problems []string
+	roundsBefore, matches, inMatch := 0, 1, 0
 	sample := func() soakSample {
+		// rounds_played starts again at 0 when a match ends and the next
+		// begins: count across matches.
+		if r := apiState(t, base, token).Match.Rounds; r < inMatch {
+			roundsBefore += inMatch
+			matches++
+			inMatch = r
+		} else {
+			inMatch = r
+		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		s := soakSample{At: time.Since(start), RSSMB: residentMB(t), HeapMB: float64(ms.HeapInuse) / (1 << 20),
-			Goroutines: runtime.NumGoroutine(), Mats: matCount(), Rounds: apiState(t, base, token).Match.Rounds,
+			Goroutines: runtime.NumGoroutine(), Mats: matCount(), Rounds: roundsBefore + inMatch, InMatch: inMatch, Matches: matches,
 			PubFrames: pub.Stats().Frames, Loops: int(loops.Load())}
 		s.MinFrames = math.MaxUint64
 		for i, v := range viewers {
@@ -179,8 +191,8 @@ func TestSoak(t *testing.T) {
 		s := sample()
 		samples = append(samples, s)
 		if len(samples)%6 == 1 {
-			t.Logf("%5.1f min: RSS %.0f MB, heap %.0f MB, %d goroutines, %d Mats, %d rounds, video started %d times, %d sent, spectators >= %d frames, %d decoded",
-				s.At.Minutes(), s.RSSMB, s.HeapMB, s.Goroutines, s.Mats, s.Rounds, s.Loops, s.PubFrames, s.MinFrames, s.Decoded)
+			t.Logf("%5.1f min: RSS %.0f MB, heap %.0f MB, %d goroutines, %d Mats, %d rounds scored (match %d, round %d), video started %d times, %d sent, spectators >= %d frames, %d decoded",
+				s.At.Minutes(), s.RSSMB, s.HeapMB, s.Goroutines, s.Mats, s.Rounds, s.Matches, s.InMatch, s.Loops, s.PubFrames, s.MinFrames, s.Decoded)
 		}
 		if s.At >= length {
 			break
@@ -199,8 +211,11 @@ func TestSoak(t *testing.T) {
 		t.Errorf("the report: %v", err)
 	}
 	last := samples[len(samples)-1]
-	t.Logf("end: RSS %.0f MB (start %.0f), %d goroutines (start %d), %d Mats (start %d), %d rounds scored, video played %d times",
-		last.RSSMB, samples[0].RSSMB, last.Goroutines, samples[0].Goroutines, last.Mats, samples[0].Mats, last.Rounds, last.Loops)
+	t.Logf("end: RSS %.0f MB (start %.0f), %d goroutines (start %d), %d Mats (start %d), %d rounds scored in %d matches, video played %d times",
+		last.RSSMB, samples[0].RSSMB, last.Goroutines, samples[0].Goroutines, last.Mats, samples[0].Mats, last.Rounds, last.Matches, last.Loops)
+	if last.Rounds == 0 {
+		problems = append(problems, "no round was scored")
+	}
 	for _, l := range verdict.lines {
 		t.Log(l)
 	}
@@ -384,7 +399,7 @@ func writeSoakReport(dir string, ss []soakSample, v soakJudgement, minutes float
 	fmt.Fprintf(&b, "Made on %s by\n\n    SOAK_MINUTES=%g go test -tags 'soak matprofile' -run Soak -timeout 60m -v ./cmd/ligretto\n\n", time.Now().Format("2006-01-02"), minutes)
 	fmt.Fprintf(&b, "(`cmd/ligretto/soak_test.go`). One process holds `serve --source phone`, a Go phone publishing the rendered round (2 players, 600 frames at 1280x720) over WHIP at 10 fps, ")
 	fmt.Fprintf(&b, "the round again from its start each time it ends, in the same session, and 10 Go spectators over WHEP (`stream/whepclient`; one decodes). ")
-	fmt.Fprintf(&b, "Every 10 s: resident memory (`VmRSS`), Go heap in use, goroutines, live gocv Mats (`gocv.MatProfile.Count()`, only with the `matprofile` tag) and rounds scored (`/api/state`). ")
+	fmt.Fprintf(&b, "Every 10 s: resident memory (`VmRSS`), Go heap in use, goroutines, live gocv Mats (`gocv.MatProfile.Count()`, only with the `matprofile` tag) and rounds scored (`/api/state`'s `rounds_played`, which starts again when a match ends at its target score and the next begins: the rounds column counts across matches). ")
 	fmt.Fprintf(&b, "The machine has 2 cores shared with other work; that slows the pipeline, which a memory soak does not mind.\n\n![soak](soak.png)\n\n")
 	fmt.Fprintf(&b, "## Verdict: %s\n\nThe first third is warm-up; the last third is compared with the middle third.\n\n", map[bool]string{true: "no leak found", false: "FAILED"}[len(v.failures) == 0])
 	for _, l := range v.lines {
@@ -393,12 +408,12 @@ func writeSoakReport(dir string, ss []soakSample, v soakJudgement, minutes float
 	for _, l := range v.failures {
 		fmt.Fprintf(&b, "- **%s**\n", l)
 	}
-	fmt.Fprintf(&b, "\nStart to end: RSS %.0f -> %.0f MB, goroutines %d -> %d, Mats %d -> %d; %d rounds scored; the video was started %d times; the phone sent %d pictures; every spectator received at least %d frames; the decoding one decoded %d.\n\n",
-		ss[0].RSSMB, last.RSSMB, ss[0].Goroutines, last.Goroutines, ss[0].Mats, last.Mats, last.Rounds, last.Loops, last.PubFrames, last.MinFrames, last.Decoded)
-	fmt.Fprintf(&b, "## Samples every 5 minutes\n\n| min | RSS MB | heap MB | goroutines | Mats | rounds scored | video starts | pictures sent | frames (least-served spectator) | decoded |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "\nStart to end: RSS %.0f -> %.0f MB, goroutines %d -> %d, Mats %d -> %d; %d rounds scored in %d matches; the video was started %d times; the phone sent %d pictures; every spectator received at least %d frames; the decoding one decoded %d.\n\n",
+		ss[0].RSSMB, last.RSSMB, ss[0].Goroutines, last.Goroutines, ss[0].Mats, last.Mats, last.Rounds, last.Matches, last.Loops, last.PubFrames, last.MinFrames, last.Decoded)
+	fmt.Fprintf(&b, "## Samples every 5 minutes\n\n| min | RSS MB | heap MB | goroutines | Mats | rounds scored | match | video starts | pictures sent | frames (least-served spectator) | decoded |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range fiveMinuteSamples(ss) {
-		fmt.Fprintf(&b, "| %.1f | %.0f | %.0f | %d | %d | %d | %d | %d | %d | %d |\n",
-			s.At.Minutes(), s.RSSMB, s.HeapMB, s.Goroutines, s.Mats, s.Rounds, s.Loops, s.PubFrames, s.MinFrames, s.Decoded)
+		fmt.Fprintf(&b, "| %.1f | %.0f | %.0f | %d | %d | %d | %d | %d | %d | %d | %d |\n",
+			s.At.Minutes(), s.RSSMB, s.HeapMB, s.Goroutines, s.Mats, s.Rounds, s.Matches, s.Loops, s.PubFrames, s.MinFrames, s.Decoded)
 	}
 	return os.WriteFile(filepath.Join(dir, "soak.md"), []byte(b.String()), 0o644)
 }
@@ -420,10 +435,4 @@ func fiveMinuteSamples(ss []soakSample) []soakSample {
 		out = append(out, l)
 	}
 	return slices.Clip(out)
-}
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
