@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ import (
 
 // phoneServe starts `serve --source phone` and returns its plain HTTP
 // address, its HTTPS address, the camera token and the state folder.
-func phoneServe(t *testing.T, ctx context.Context, cancel context.CancelFunc, token string, extra ...string) (base, secure, camToken, stateDir string, done chan int, errs *lockedBuffer) {
+func phoneServe(t testing.TB, ctx context.Context, cancel context.CancelFunc, token string, extra ...string) (base, secure, camToken, stateDir string, done chan int, errs *lockedBuffer) {
 	t.Helper()
 	old := serveContext
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
@@ -56,7 +57,7 @@ func phoneServe(t *testing.T, ctx context.Context, cancel context.CancelFunc, to
 
 // videoPictures reads a video's frames as RGBA pictures, from frame
 // `from` on, into a channel that closes at the end (or after n frames).
-func videoPictures(t *testing.T, path string, from, n int) <-chan image.Image {
+func videoPictures(t testing.TB, path string, from, n int) <-chan image.Image {
 	t.Helper()
 	vc, err := gocv.VideoCaptureFile(path)
 	if err != nil {
@@ -85,7 +86,7 @@ func videoPictures(t *testing.T, path string, from, n int) <-chan image.Image {
 	return out
 }
 
-func apiState(t *testing.T, base, token string) stream.GameState {
+func apiState(t testing.TB, base, token string) stream.GameState {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, base+"/api/state", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -104,4 +105,10 @@ func apiState(t *testing.T, base, token string) stream.GameState {
 func isStatus(err error, code int) bool {
 	var se *whipclient.StatusError
 	return errors.As(err, &se) && se.Code == code
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
