@@ -31,7 +31,7 @@ import (
 func BenchmarkGlassToGlass(b *testing.B) {
 	src := newTestSource(1280, 720, 25)
 	ts := startServer(b, benchConfig(), src)
-	v, err := dialViewer(ts.URL, viewerAPI(), viewerOptions{decode: true})
+	v, err := dialViewer(ts.URL, plainViewer(), viewerOptions{decode: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestViewersChild(t *testing.T) {
 	if url == "" {
 		t.Skip("the child process of BenchmarkServerCPU")
 	}
-	api := browserLikeViewerAPI()
+	api := browserLikeViewer(nil)
 	var vs []*testViewer
 	defer func() {
 		for _, v := range vs {
@@ -352,9 +352,7 @@ func TestViewersChild(t *testing.T) {
 		}
 	}()
 	got := func(v *testViewer) int {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return v.encoded
+		return int(v.Stats().FramesReceived)
 	}
 	last := map[*testViewer]int{}
 	in := bufio.NewScanner(os.Stdin)

@@ -1,14 +1,10 @@
 package stream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"image"
 	"image/color"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,17 +14,11 @@ import (
 	"time"
 
 	"github.com/pion/ice/v4"
-	"github.com/pion/interceptor"
-	"github.com/pion/interceptor/pkg/report"
-	"github.com/pion/mediadevices/pkg/codec"
-	"github.com/pion/mediadevices/pkg/codec/vpx"
-	"github.com/pion/mediadevices/pkg/prop"
-	"github.com/pion/rtcp"
 	"github.com/pion/rtp"
-	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
 
 	"ligretto/referee"
+	"ligretto/stream/whepclient"
 )
 
 const testToken = "test-operator-token"
@@ -212,7 +202,7 @@ func playSomeGame(t testing.TB, g *RefereeGame) {
 
 // ---- a WHEP viewer in Go ----
 
-// decoded is one frame the viewer decoded.
+// decoded is one frame the viewer received (and decoded, if asked).
 type decoded struct {
 	seq     uint64
 	stamped bool
@@ -229,26 +219,31 @@ type viewerOptions struct {
 	onRTP func(*rtp.Packet)
 }
 
-// testViewer is a pion WHEP client that assembles VP8 frames from RTP and
-// decodes them with libvpx (mediadevices' decoder).
+// testViewer is a whepclient.Viewer whose frames (with the frame number
+// read back from each decoded picture) and state messages come out on
+// channels.
 type testViewer struct {
-	pc       *webrtc.PeerConnection
-	dc       *webrtc.DataChannel
-	location string
-	base     string
-	frames   chan decoded
-	states   chan GameState
-	ssrc     chan uint32
-	keyCount chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	encoded  int
-	closed   bool
+	*whepclient.Viewer
+	frames chan decoded
+	states chan GameState
+	ssrc   chan uint32
 }
 
-func viewerAPI() *webrtc.API { return viewerAPIWith(nil) }
+// plainViewer offers VP8 with PLI only and sends no receiver reports.
+func plainViewer() whepclient.Options { return plainViewerWith(nil) }
 
-func viewerAPIWith(tweak func(*webrtc.SettingEngine)) *webrtc.API {
+func plainViewerWith(tweak func(*webrtc.SettingEngine)) whepclient.Options {
+	return whepclient.Options{LoopbackOnly: true, SettingEngine: tweak}
+}
+
+// browserLikeViewer offers what a browser offers for VP8 (generic NACK,
+// PLI and FIR feedback), so that the server keeps its NACK history for
+// it, and sends receiver reports.
+func browserLikeViewer(tweak func(*webrtc.SettingEngine)) whepclient.Options {
+	return whepclient.Options{LoopbackOnly: true, BrowserLike: true, SettingEngine: tweak}
+}
+
+func viewerAPI() *webrtc.API {
 	me := &webrtc.MediaEngine{}
 	if err := me.RegisterCodec(webrtc.RTPCodecParameters{
 		RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000,
@@ -257,23 +252,10 @@ func viewerAPIWith(tweak func(*webrtc.SettingEngine)) *webrtc.API {
 	}, webrtc.RTPCodecTypeVideo); err != nil {
 		panic(err)
 	}
-	se := webrtc.SettingEngine{}
-	se.SetIncludeLoopbackCandidate(true)
-	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
-	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
-	se.SetInterfaceFilter(func(name string) bool { return name == "lo" })
-	if tweak != nil {
-		tweak(&se)
-	}
-	return webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithSettingEngine(se))
+	return webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithSettingEngine(loopbackSettings()))
 }
 
-// browserLikeViewerAPI is a viewer that offers what a browser offers for
-// VP8 (generic NACK, PLI and FIR feedback), so that the server keeps its
-// NACK history for it, and sends receiver reports.
-func browserLikeViewerAPI() *webrtc.API { return browserLikeViewerAPIWith(nil) }
-
-func browserLikeViewerAPIWith(tweak func(*webrtc.SettingEngine)) *webrtc.API {
+func browserLikeViewerAPI() *webrtc.API {
 	me := &webrtc.MediaEngine{}
 	if err := me.RegisterCodec(webrtc.RTPCodecParameters{
 		RTPCodecCapability: webrtc.RTPCodecCapability{MimeType: webrtc.MimeTypeVP8, ClockRate: 90000,
@@ -282,25 +264,20 @@ func browserLikeViewerAPIWith(tweak func(*webrtc.SettingEngine)) *webrtc.API {
 	}, webrtc.RTPCodecTypeVideo); err != nil {
 		panic(err)
 	}
-	reg := &interceptor.Registry{}
-	rr, err := report.NewReceiverInterceptor()
-	if err != nil {
-		panic(err)
-	}
-	reg.Add(rr)
+	return webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithSettingEngine(loopbackSettings()))
+}
+
+func loopbackSettings() webrtc.SettingEngine {
 	se := webrtc.SettingEngine{}
 	se.SetIncludeLoopbackCandidate(true)
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetInterfaceFilter(func(name string) bool { return name == "lo" })
-	if tweak != nil {
-		tweak(&se)
-	}
-	return webrtc.NewAPI(webrtc.WithMediaEngine(me), webrtc.WithInterceptorRegistry(reg), webrtc.WithSettingEngine(se))
+	return se
 }
 
-// newOfferPC makes a viewer's peer connection and its offer, with all
-// candidates in it.
+// newOfferPC makes a receive-only peer connection and its offer, with all
+// candidates in it (for tests that post offers themselves).
 func newOfferPC(api *webrtc.API, withDC bool) (pc *webrtc.PeerConnection, dc *webrtc.DataChannel, offer string, err error) {
 	pc, err = api.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
@@ -341,204 +318,57 @@ func makeOffer(t testing.TB) string {
 	return offer
 }
 
-func dialViewer(base string, api *webrtc.API, opt viewerOptions) (*testViewer, error) {
-	pc, dc, offer, err := newOfferPC(api, !opt.noDC)
-	if err != nil {
-		return nil, err
+// dialViewer connects a viewer to the server at base.
+func dialViewer(base string, wo whepclient.Options, opt viewerOptions) (*testViewer, error) {
+	v := &testViewer{frames: make(chan decoded, 256), states: make(chan GameState, 64), ssrc: make(chan uint32, 1)}
+	wo.Decode, wo.NoDataChannel, wo.OnRTP = opt.decode, opt.noDC, opt.onRTP
+	wo.OnFrame = func(f whepclient.Frame) {
+		d := decoded{at: f.Received, key: f.Keyframe}
+		if opt.decode {
+			if f.Image == nil {
+				return
+			}
+			d.at = f.Decoded
+			d.seq, d.stamped = readStamp(f.Image)
+			if opt.keepImgs {
+				d.img = f.Image
+			}
+		}
+		select {
+		case v.frames <- d:
+		default:
+		}
 	}
-	v := &testViewer{pc: pc, base: base, frames: make(chan decoded, 256), states: make(chan GameState, 64),
-		ssrc: make(chan uint32, 1), keyCount: make(chan struct{}, 1024)}
-	if dc != nil {
-		v.dc = dc
-		v.watchState(dc)
-	}
-	pc.OnTrack(func(tr *webrtc.TrackRemote, _ *webrtc.RTPReceiver) {
-		v.ssrc <- uint32(tr.SSRC())
-		v.wg.Add(1)
-		go func() {
-			defer v.wg.Done()
-			v.readTrack(tr, opt)
-		}()
-	})
-	res, err := http.Post(base+"/whep", "application/sdp", strings.NewReader(offer))
-	if err != nil {
-		pc.Close()
-		return nil, err
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusCreated {
-		pc.Close()
-		return nil, &httpError{res.StatusCode, strings.TrimSpace(string(body))}
-	}
-	v.location = res.Header.Get("Location")
-	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: string(body)}); err != nil {
-		pc.Close()
-		return nil, err
-	}
-	return v, nil
-}
-
-// watchState routes the state DataChannel's messages to v.states.
-func (v *testViewer) watchState(dc *webrtc.DataChannel) {
-	dc.OnMessage(func(m webrtc.DataChannelMessage) {
-		var msg stateMessage
-		if json.Unmarshal(m.Data, &msg) != nil || msg.Type != "state" {
+	wo.OnState = func(b json.RawMessage) {
+		var st GameState
+		if json.Unmarshal(b, &st) != nil {
 			return
 		}
 		select {
-		case v.states <- msg.State:
+		case v.states <- st:
 		default:
 		}
-	})
-}
-
-type httpError struct {
-	code int
-	msg  string
-}
-
-func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.msg) }
-
-// frameReader hands the decoder one whole VP8 frame per Read.
-type frameReader struct{ ch <-chan []byte }
-
-func (r frameReader) Read(p []byte) (int, error) {
-	b, ok := <-r.ch
-	if !ok {
-		return 0, io.EOF
 	}
-	if len(b) > len(p) {
-		return 0, errors.New("frame larger than the decoder's buffer")
+	vw, err := whepclient.Dial(context.Background(), base+"/whep", wo)
+	if err != nil {
+		return nil, err
 	}
-	return copy(p, b), nil
-}
-
-// readTrack assembles frames (packets of one timestamp, up to the marker)
-// and decodes them.
-func (v *testViewer) readTrack(tr *webrtc.TrackRemote, opt viewerOptions) {
-	var dec codec.VideoDecoder
-	var toDecoder chan []byte
-	var decDone chan struct{}
-	if opt.decode {
-		toDecoder = make(chan []byte, 64)
-		decDone = make(chan struct{})
-		d, err := vpx.NewDecoder(frameReader{toDecoder}, prop.Media{})
-		if err != nil {
-			panic(err)
-		}
-		dec = d
-		go func() {
-			defer close(decDone)
-			defer dec.Close()
-			for {
-				img, release, err := dec.Read()
-				if errors.Is(err, io.EOF) {
-					return
-				}
-				if err != nil {
-					continue // e.g. a delta frame before the first keyframe
-				}
-				y := img.(*image.YCbCr)
-				seq, ok := readStamp(y)
-				d := decoded{seq: seq, stamped: ok, at: time.Now()}
-				if opt.keepImgs {
-					d.img = y
-				}
-				release()
-				select {
-				case v.frames <- d:
-				default:
-				}
-			}
-		}()
-	}
-	defer func() {
-		if toDecoder != nil {
-			close(toDecoder)
-			<-decDone
+	v.Viewer = vw
+	go func() {
+		select {
+		case <-vw.Track():
+			v.ssrc <- vw.SSRC()
+		case <-vw.Done():
 		}
 	}()
-	var (
-		buf     []byte
-		ts      uint32
-		lastSeq uint16
-		started bool
-		broken  bool
-		vp8     codecs.VP8Packet
-	)
-	for {
-		pkt, _, err := tr.ReadRTP()
-		if err != nil {
-			return
-		}
-		if opt.onRTP != nil {
-			opt.onRTP(pkt)
-		}
-		if started && pkt.SequenceNumber != lastSeq+1 {
-			broken = true // a lost packet: wait for the next frame
-		}
-		started, lastSeq = true, pkt.SequenceNumber
-		if pkt.Timestamp != ts {
-			buf, ts, broken = buf[:0], pkt.Timestamp, false
-		}
-		payload, err := vp8.Unmarshal(pkt.Payload)
-		if err != nil {
-			broken = true
-			continue
-		}
-		buf = append(buf, payload...)
-		if !pkt.Marker || broken {
-			continue
-		}
-		frame := bytes.Clone(buf)
-		buf = buf[:0]
-		v.mu.Lock()
-		v.encoded++
-		v.mu.Unlock()
-		if isVP8Key(frame) {
-			select {
-			case v.keyCount <- struct{}{}:
-			default:
-			}
-		}
-		if toDecoder != nil {
-			select {
-			case toDecoder <- frame:
-			default:
-			}
-		} else {
-			select {
-			case v.frames <- decoded{at: time.Now(), key: isVP8Key(frame)}:
-			default:
-			}
-		}
-	}
+	return v, nil
 }
 
 // sendPLI asks the server for a keyframe.
-func (v *testViewer) sendPLI(ssrc uint32) error {
-	return v.pc.WriteRTCP([]rtcp.Packet{&rtcp.PictureLossIndication{MediaSSRC: ssrc}})
-}
+func (v *testViewer) sendPLI(uint32) error { return v.RequestKeyframe() }
 
 // close leaves with DELETE and closes the peer connection.
-func (v *testViewer) close() {
-	v.mu.Lock()
-	if v.closed {
-		v.mu.Unlock()
-		return
-	}
-	v.closed = true
-	v.mu.Unlock()
-	if v.location != "" {
-		req, _ := http.NewRequest(http.MethodDelete, v.base+v.location, nil)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-		}
-	}
-	v.pc.Close()
-	v.wg.Wait()
-}
+func (v *testViewer) close() { _ = v.Close() }
 
 // waitFrame returns the next decoded frame that satisfies ok.
 func (v *testViewer) waitFrame(t testing.TB, d time.Duration, ok func(decoded) bool) decoded {

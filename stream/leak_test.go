@@ -49,7 +49,7 @@ func TestNoLeakedGoroutines(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	// One viewer first, so that whatever pion starts once per process is
 	// counted in the baseline.
-	warm, err := dialViewer(hs.URL, viewerAPI(), viewerOptions{decode: true})
+	warm, err := dialViewer(hs.URL, plainViewer(), viewerOptions{decode: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestNoLeakedGoroutines(t *testing.T) {
 	for round := 0; round < 2; round++ {
 		var vs []*testViewer
 		for i := 0; i < 3; i++ {
-			v, err := dialViewer(hs.URL, viewerAPI(), viewerOptions{decode: i == 0})
+			v, err := dialViewer(hs.URL, plainViewer(), viewerOptions{decode: i == 0})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,7 +65,7 @@ func TestNACKHistory(t *testing.T) {
 // the copy) is off.
 func TestNACK_LostPacketIsSentAgain(t *testing.T) {
 	ts := startServer(t, testConfig(), nil)
-	api := browserLikeViewerAPIWith(func(se *webrtc.SettingEngine) { se.DisableSRTPReplayProtection(true) })
+	api := browserLikeViewer(func(se *webrtc.SettingEngine) { se.DisableSRTPReplayProtection(true) })
 	type seen struct {
 		mu    sync.Mutex
 		ssrc  uint32
@@ -126,7 +126,7 @@ func TestNACK_LostPacketIsSentAgain(t *testing.T) {
 		t.Fatal("no packet that both viewers got once")
 	}
 	resent0 := ts.met.resent.Load()
-	if err := va.pc.WriteRTCP([]rtcp.Packet{&rtcp.TransportLayerNack{MediaSSRC: ssrc,
+	if err := va.PeerConnection().WriteRTCP([]rtcp.Packet{&rtcp.TransportLayerNack{MediaSSRC: ssrc,
 		Nacks: rtcp.NackPairsFromSequenceNumbers([]uint16{lost})}}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // and the colour patch the source drew; the frames arrive in order.
 func TestViewer_DecodesTheFramesTheServerDrew(t *testing.T) {
 	ts := startServer(t, testConfig(), nil)
-	v, err := dialViewer(ts.URL, viewerAPI(), viewerOptions{decode: true, keepImgs: true})
+	v, err := dialViewer(ts.URL, plainViewer(), viewerOptions{decode: true, keepImgs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func absDiff(a, b uint8) int {
 func TestViewer_GetsGameStateOnTheDataChannel(t *testing.T) {
 	ts := startServer(t, testConfig(), nil)
 	playSomeGame(t, ts.game)
-	v, err := dialViewer(ts.URL, viewerAPI(), viewerOptions{})
+	v, err := dialViewer(ts.URL, plainViewer(), viewerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestViewer_GetsGameStateOnTheDataChannel(t *testing.T) {
 	// What a viewer sends is ignored.
 	before := ts.game.State().Version
 	for _, m := range []string{`{"type":"stop"}`, `{"kind":"undo"}`, "garbage"} {
-		if err := v.dc.SendText(m); err != nil {
+		if err := v.SendText(m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,7 +101,7 @@ func TestKeyframes_OnPLIAndThrottled(t *testing.T) {
 	cfg := testConfig()
 	cfg.KeyframeGap = 300 * time.Millisecond
 	ts := startServer(t, cfg, nil)
-	v, err := dialViewer(ts.URL, viewerAPI(), viewerOptions{})
+	v, err := dialViewer(ts.URL, plainViewer(), viewerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestEncoder_SurvivesOddFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := startServerWith(t, s)
-	v, err := dialViewer(ts.URL, viewerAPI(), viewerOptions{decode: true, keepImgs: true})
+	v, err := dialViewer(ts.URL, plainViewer(), viewerOptions{decode: true, keepImgs: true})
 	if err != nil {
 		t.Fatal(err)
 	}

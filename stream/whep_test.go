@@ -202,15 +202,14 @@ func TestWHEP_VanishedViewerIsRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	mux := webrtc.NewICEUDPMux(nil, sock)
-	v, err := dialViewer(ts.URL, viewerAPIWith(func(se *webrtc.SettingEngine) { se.SetICEUDPMux(mux) }), viewerOptions{})
+	v, err := dialViewer(ts.URL, plainViewerWith(func(se *webrtc.SettingEngine) { se.SetICEUDPMux(mux) }), viewerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "the viewer to connect", func() bool { return ts.Stats().Viewers == 1 })
 	mux.Close()
 	sock.Close()
-	v.location = "" // and no DELETE
-	v.close()
+	v.Abort() // and no DELETE
 	if s := ts.Stats(); s.Viewers != 1 {
 		t.Fatalf("the server noticed at once (%d viewers): the viewer did not vanish silently", s.Viewers)
 	}

@@ -31,7 +31,7 @@ var (
 // renderedRound simulates a 2-player round with bots erring 3% and
 // renders it at 10 fps; it returns the folder with round.mkv and
 // result.json. The files live until the test binary ends.
-func renderedRound(t *testing.T) string {
+func renderedRound(t testing.TB) string {
 	t.Helper()
 	roundOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "ligretto-round-")
@@ -193,7 +193,7 @@ func TestServe_VideoRefereedAsByTheRefereeCommand(t *testing.T) {
 }
 
 // servedAddress waits for serve to print the spectators' address.
-func servedAddress(t *testing.T, out *lockedBuffer) string {
+func servedAddress(t testing.TB, out *lockedBuffer) string {
 	t.Helper()
 	re := regexp.MustCompile(`spectators: (http://[0-9.:]+)/`)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
