@@ -178,6 +178,8 @@ type Pipeline struct {
 	// (see watchSeats).
 	seatsDown int
 	rowsSeen  bool
+	// seatCards are the seats' cards cut a frame before the check.
+	seatCards *seatCards
 	// centreMotion is the fraction of the centre that changed since the
 	// last frame.
 	centreMotion float64
@@ -293,7 +295,15 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	p.view.rectifyCentre(frame, &p.rect)
 	t1 := time.Now()
 	p.t.Rectify += t1.Sub(t0)
-	quads := p.findCards()
+	var quads []Quad
+	if p.phase != referee.PhaseCounting || p.bg.Empty() {
+		// After the stop the centre is full of backs, which take the
+		// finder longest, and no pile is followed until the next round
+		// (which drops them): only the count reads the centre then. The
+		// empty table tells when the next round starts; without one
+		// (centreEmpty), the finds do.
+		quads = p.findCards()
+	}
 	t2 := time.Now()
 	p.t.Detect += t2.Sub(t1)
 	// Match finds to piles by position.
