@@ -919,7 +919,7 @@ const relightFrames = 15
 const countBudget = 20 * time.Millisecond
 
 // countFrames is how many frames the count may take at most: 3 s at 30
-// fps. On two idle cores it takes about a third of that.
+// fps, well within the time a table needs before the next round.
 const countFrames = 90
 
 // stillCentre is the most of the centre that may change between two
