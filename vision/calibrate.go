@@ -416,7 +416,7 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 // table's colour) is not bare either.
 func bareMask(rect, bg gocv.Mat, tex *tableTexture) gocv.Mat {
 	m := channelDiffMask(rect, bg, 28)
-	if tex != nil {
+	if tex != nil && tex.some {
 		h := tex.hidden(rect)
 		gocv.BitwiseOr(m, h, &m)
 		h.Close()

@@ -18,13 +18,20 @@ import (
 // groups by back, each player's Ligretto stack lies spread face down in
 // their seat. Cards overlap at a regular step, so a group's count follows
 // from its extent and the step, which the repetition of the card backs
-// along the group gives.
+// along the group gives. It does the whole count at once; the pipeline
+// spreads it over frames (countJob).
 func (p *Pipeline) count(frame gocv.Mat, tMS int64) []referee.Observation {
-	centre := map[string]int{}
-	stack := map[string]int{}
-	if !p.bg.Empty() {
-		p.countGroups(frame, centre, stack)
+	j := p.newCountJob(frame, tMS)
+	defer j.Close()
+	for !j.step(p) {
 	}
+	return p.countObservations(j.centre, j.stack, tMS)
+}
+
+// countObservations are the stop (or the deadlock), every player's counts
+// and the end of the round, from the counts of the centre's backs and of
+// the seats' stacks by player.
+func (p *Pipeline) countObservations(centre, stack map[string]int, tMS int64) []referee.Observation {
 	var obs []referee.Observation
 	stopper, empty := "", 0
 	for _, n := range p.names {
@@ -57,72 +64,214 @@ var debugCount = ""
 // countScale is the scale (px/mm) at which groups are counted.
 const countScale = 1.0
 
-func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
-	h := p.cal.H().Scale(countScale / p.cal.Scale())
-	hm := homMat(h)
-	defer hm.Close()
-	size := image.Pt(int(float64(p.cal.TableW)*countScale/p.cal.Scale()), int(float64(p.cal.TableH)*countScale/p.cal.Scale()))
-	img := gocv.NewMat()
-	defer img.Close()
-	gocv.WarpPerspectiveWithParams(frame, &img, hm, size, gocv.InterpolationLinear, gocv.BorderReplicate, color0)
-	bg := gocv.NewMat()
-	defer bg.Close()
-	gocv.Resize(p.bg, &bg, size, 0, 0, gocv.InterpolationLinear)
-	mask := countMask(img, bg)
-	defer mask.Close()
-	if debugCount != "" {
-		gocv.IMWrite(debugCount+"_mask.png", mask)
-		gocv.IMWrite(debugCount+"_img.png", img)
-		gocv.IMWrite(debugCount+"_bg.png", bg)
+// countJob is one count of the table after a stop, in steps: the warp to
+// the table, the empty table under its light, the mask of the cards,
+// their outlines, then each group (the backs of a centre group are read
+// one window a step). Done at once the count holds one frame for most of
+// a second, when everyone watches the screen; the pipeline does a few
+// steps per frame (countBudget) on its own copy of the frame the count
+// started from, so the result is the same as at once.
+type countJob struct {
+	tMS           int64
+	frames        int      // frames it has taken so far
+	frame         gocv.Mat // the camera frame counted (a copy)
+	stage         int
+	h             calibration.Homography
+	img, bg, mask gocv.Mat
+	lit           gocv.Mat // bg under img's light, or empty: bg itself
+	gm            gocv.Mat // one group's mask
+	cs            gocv.PointsVector
+	hasCS         bool
+	next          int          // the next outline of cs
+	group         *centreGroup // the centre group under way
+	centre, stack map[string]int
+}
+
+// count job stages; countGroupsStage steps through the outlines.
+const (
+	countWarpStage = iota
+	countLightStage
+	countMaskStage
+	countOutlineStage
+	countGroupsStage
+	countDoneStage
+)
+
+// newCountJob starts counting frame, shown at tMS.
+func (p *Pipeline) newCountJob(frame gocv.Mat, tMS int64) *countJob {
+	j := &countJob{tMS: tMS, frame: frame.Clone(), centre: map[string]int{}, stack: map[string]int{}}
+	if p.bg.Empty() {
+		j.stage = countDoneStage // nothing to compare with: no cards are counted
 	}
-	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer cs.Close()
+	return j
+}
+
+// Close frees the job's images.
+func (j *countJob) Close() {
+	for _, m := range []*gocv.Mat{&j.frame, &j.img, &j.bg, &j.lit, &j.mask, &j.gm} {
+		if m.Ptr() != nil {
+			m.Close()
+		}
+	}
+	if j.hasCS {
+		j.cs.Close()
+	}
+}
+
+// done reports whether the count is complete.
+func (j *countJob) done() bool { return j.stage == countDoneStage }
+
+// step does the next step of the count and reports whether it is done.
+func (j *countJob) step(p *Pipeline) bool {
+	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
+	switch j.stage {
+	case countWarpStage:
+		j.h = p.cal.H().Scale(countScale / p.cal.Scale())
+		hm := homMat(j.h)
+		defer hm.Close()
+		size := image.Pt(int(float64(p.cal.TableW)*countScale/p.cal.Scale()), int(float64(p.cal.TableH)*countScale/p.cal.Scale()))
+		j.img = gocv.NewMat()
+		gocv.WarpPerspectiveWithParams(j.frame, &j.img, hm, size, gocv.InterpolationLinear, gocv.BorderReplicate, color0)
+		j.bg = gocv.NewMat()
+		gocv.Resize(p.bg, &j.bg, size, 0, 0, gocv.InterpolationLinear)
+		j.stage++
+	case countLightStage:
+		j.lit = relitTable(j.img, j.bg)
+		j.stage++
+	case countMaskStage:
+		lit := j.lit
+		if lit.Empty() {
+			lit = j.bg
+		}
+		j.mask = countMaskLit(j.img, lit)
+		if debugCount != "" {
+			gocv.IMWrite(debugCount+"_mask.png", j.mask)
+			gocv.IMWrite(debugCount+"_img.png", j.img)
+			gocv.IMWrite(debugCount+"_bg.png", j.bg)
+		}
+		j.stage++
+	case countOutlineStage:
+		j.cs, j.hasCS = gocv.FindContours(j.mask, gocv.RetrievalExternal, gocv.ChainApproxSimple), true
+		j.gm = gocv.NewMatWithSize(j.mask.Rows(), j.mask.Cols(), gocv.MatTypeCV8U)
+		j.stage++
+	case countGroupsStage:
+		if j.group != nil {
+			j.stepGroup(p)
+			break
+		}
+		// The next group big enough to be a card, if any.
+		for j.next < j.cs.Size() && gocv.ContourArea(j.cs.At(j.next)) < 0.5*cw*ch {
+			j.next++
+		}
+		if j.next >= j.cs.Size() {
+			j.stage++
+			break
+		}
+		p.countGroup(j, j.next)
+		j.next++
+	}
+	return j.done()
+}
+
+// countGroup counts the group of outline i of the job: a seat's stack at
+// once, a centre group's cards at once and its owner over the next steps.
+func (p *Pipeline) countGroup(j *countJob, i int) {
 	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
 	tableScale := p.cal.Scale() / countScale // count px -> table image px
-	gm := gocv.NewMatWithSize(mask.Rows(), mask.Cols(), gocv.MatTypeCV8U)
-	defer gm.Close()
-	for i := 0; i < cs.Size(); i++ {
-		c := cs.At(i)
-		if gocv.ContourArea(c) < 0.5*cw*ch {
+	c := j.cs.At(i)
+	// This group alone, holes filled.
+	j.gm.SetTo(gocv.NewScalar(0, 0, 0, 0))
+	gocv.DrawContours(&j.gm, j.cs, i, color.RGBA{255, 255, 255, 0}, -1)
+	r := gocv.BoundingRect(c)
+	mid := calibration.Point{X: float64(r.Min.X+r.Max.X) / 2 * tableScale, Y: float64(r.Min.Y+r.Max.Y) / 2 * tableScale}
+	if p.cal.Centre.Contains(mid) {
+		// Its rows now, their cards and its owner in the next steps.
+		g := &centreGroup{r: r}
+		g.rows, g.several = groupRows(j.img, j.gm, r, cw, ch)
+		j.group = g
+		return
+	}
+	for si, s := range p.cal.Seats {
+		if !s.Zone.Contains(mid) {
 			continue
 		}
-		// This group alone, holes filled.
-		gm.SetTo(gocv.NewScalar(0, 0, 0, 0))
-		gocv.DrawContours(&gm, cs, i, color.RGBA{255, 255, 255, 0}, -1)
-		r := gocv.BoundingRect(c)
-		mid := calibration.Point{X: float64(r.Min.X+r.Max.X) / 2 * tableScale, Y: float64(r.Min.Y+r.Max.Y) / 2 * tableScale}
-		if p.cal.Centre.Contains(mid) {
-			n := countCorners(img, gm, r, cw, ch)
-			if who := p.whoseGroup(frame, h, gm, r, cw, ch); who != "" {
-				centre[who] += n
+		// Along the seat's edge: horizontal for seats at the top or bottom.
+		horizontal := true
+		if s.At != nil {
+			y0, y1 := math.Inf(1), math.Inf(-1)
+			for _, c := range p.cal.Centre {
+				y0, y1 = math.Min(y0, c.Y), math.Max(y1, c.Y)
 			}
+			horizontal = s.At.Y < y0 || s.At.Y > y1
+		}
+		// A stack spread along the seat is a card's length across it;
+		// what is not (a marker or the cloth's pattern showing through
+		// the mask) is no stack.
+		across := r.Dy()
+		if !horizontal {
+			across = r.Dx()
+		}
+		if float64(across) < 0.75*ch || float64(across) > 1.3*ch {
 			continue
 		}
-		for si, s := range p.cal.Seats {
-			if !s.Zone.Contains(mid) {
-				continue
-			}
-			// Along the seat's edge: horizontal for seats at the top or bottom.
-			horizontal := true
-			if s.At != nil {
-				y0, y1 := math.Inf(1), math.Inf(-1)
-				for _, c := range p.cal.Centre {
-					y0, y1 = math.Min(y0, c.Y), math.Max(y1, c.Y)
-				}
-				horizontal = s.At.Y < y0 || s.At.Y > y1
-			}
-			// A stack spread along the seat is a card's length across it;
-			// what is not (a marker or the cloth's pattern showing through
-			// the mask) is no stack.
-			across := r.Dy()
-			if !horizontal {
-				across = r.Dx()
-			}
-			if float64(across) < 0.75*ch || float64(across) > 1.3*ch {
-				continue
-			}
-			stack[p.names[si]] += countLine(img, gm, r, cw, horizontal)
+		j.stack[p.names[si]] += countLine(j.img, j.gm, r, cw, horizontal)
+	}
+}
+
+// centreGroup is a centre group being counted (countCorners, a row a
+// step) and its owner read (ownerVote, a back a step).
+type centreGroup struct {
+	r       image.Rectangle
+	rows    []image.Rectangle // see groupRows
+	several bool              // more than one card
+	row     int               // rows counted
+	n       int               // cards counted
+	vote    *ownerVote        // nil until the backs to read are cut
+}
+
+// stepGroup does the next step of the centre group under way: count a
+// row, cut the backs to read, read one; once all are read it adds the
+// group's cards to its owner's.
+func (j *countJob) stepGroup(p *Pipeline) {
+	cw, ch := calibration.CardWMM*countScale, calibration.CardHMM*countScale
+	g := j.group
+	switch {
+	case g.several && g.row < len(g.rows):
+		g.n += countRow(j.img, j.gm, g.r, g.row, g.rows[g.row], cw)
+		g.row++
+		return
+	case g.vote == nil:
+		g.vote = p.ownerWindows(j.frame, j.h, j.gm, g.r, cw, ch)
+		if len(g.vote.backs) > 0 {
+			return
 		}
+	default:
+		if !g.vote.readNext(p) {
+			return
+		}
+	}
+	n := 1 // a single card
+	if g.several {
+		n = max(g.n, 1)
+	}
+	if who := g.vote.owner(p); who != "" {
+		j.centre[who] += n
+	}
+	j.group = nil
+}
+
+// countGroups counts the backs of frame at once, into centre (by owner)
+// and stack (by player).
+func (p *Pipeline) countGroups(frame gocv.Mat, centre, stack map[string]int) {
+	j := p.newCountJob(frame, 0)
+	defer j.Close()
+	for !j.step(p) {
+	}
+	for k, v := range j.centre {
+		centre[k] += v
+	}
+	for k, v := range j.stack {
+		stack[k] += v
 	}
 }
 
@@ -138,19 +287,36 @@ const (
 // in any colour channel (a back may be as bright as the table in grey
 // and still differ in hue), with the holes of each blob filled.
 func countMask(img, bg gocv.Mat) gocv.Mat {
-	// The light has drifted since the empty table was taken (a lamp, the
-	// sun, the camera's exposure): on a contrasted cloth that alone makes
-	// the table differ by more than the threshold, bridging cards that lie
-	// apart. Compare with the empty table under img's light.
-	lit := bg
-	if l, err := newRelighter(bg); err == nil {
-		relit := gocv.NewMat()
-		defer relit.Close()
-		if l.relight(img, &relit) == nil {
-			lit = relit
-		}
-		l.Close()
+	lit := relitTable(img, bg)
+	defer lit.Close()
+	if lit.Empty() {
+		return countMaskLit(img, bg)
 	}
+	return countMaskLit(img, lit)
+}
+
+// relitTable is the empty table bg under img's light, or an empty Mat
+// when it cannot be relit. The light has drifted since the empty table was
+// taken (a lamp, the sun, the camera's exposure): on a contrasted cloth
+// that alone makes the table differ by more than the threshold, bridging
+// cards that lie apart, so countMaskLit compares with the relit table.
+func relitTable(img, bg gocv.Mat) gocv.Mat {
+	relit := gocv.NewMat()
+	l, err := newRelighter(bg)
+	if err != nil {
+		return relit
+	}
+	defer l.Close()
+	if l.relight(img, &relit) != nil {
+		relit.Close()
+		return gocv.NewMat()
+	}
+	return relit
+}
+
+// countMaskLit is countMask against lit, the empty table under img's
+// light (see relitTable).
+func countMaskLit(img, lit gocv.Mat) gocv.Mat {
 	m := channelDiffMask(img, lit, countStrong)
 	// A back close to the table in every channel (orange backs on an
 	// orange wood) differs by less than countStrong over much of its
@@ -179,10 +345,23 @@ func countMask(img, bg gocv.Mat) gocv.Mat {
 	return m
 }
 
-// whoseGroup names the owner of the centre group in r (its pixels set in
-// mask): every card-sized window at a corner of the group that lies
-// within it shows that owner's backs only, so each is read and they vote.
-func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask gocv.Mat, r image.Rectangle, cw, ch float64) string {
+// ownerVote reads the backs of one centre group, one window at a time,
+// and counts the votes for each player.
+type ownerVote struct {
+	r      image.Rectangle
+	backs  []model.BackViews
+	read   int // backs read so far
+	failed bool
+	votes  []int
+	best   int
+}
+
+// ownerWindows prepares the reading of the owner of the centre group in
+// r (its pixels set in mask): every card-sized window at a corner of the
+// group that lies within it shows that owner's backs only, so each is
+// read and they vote (readNext, owner).
+func (p *Pipeline) ownerWindows(frame gocv.Mat, h calibration.Homography, mask gocv.Mat, r image.Rectangle, cw, ch float64) *ownerVote {
+	g := &ownerVote{r: r, votes: make([]int, len(p.names)), best: -1}
 	w, hh := int(math.Min(cw, float64(r.Dx()))), int(math.Min(ch, float64(r.Dy())))
 	wins := []image.Rectangle{
 		image.Rect(r.Min.X, r.Min.Y, r.Min.X+w, r.Min.Y+hh),
@@ -196,7 +375,6 @@ func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask goc
 		wins = append(wins, image.Rect(x1-w, r.Max.Y-hh, x1, r.Max.Y))
 	}
 	inv := h.Inverse()
-	var backs []model.BackViews
 	bestCover, bestWin := 0.0, image.Rectangle{}
 	var use []image.Rectangle
 	for _, win := range wins {
@@ -226,34 +404,49 @@ func (p *Pipeline) whoseGroup(frame gocv.Mat, h calibration.Homography, mask goc
 		if err != nil {
 			continue
 		}
-		backs = append(backs, v)
+		g.backs = append(g.backs, v)
 	}
-	if len(backs) == 0 {
-		return ""
+	return g
+}
+
+// readNext reads the next back of the group and counts its vote; it
+// reports whether all were read. Each back is read alone (ClassifyBacks
+// reads twenty views of it), so that a step stays short.
+func (g *ownerVote) readNext(p *Pipeline) bool {
+	if g.failed || g.read >= len(g.backs) {
+		return true
 	}
-	preds, err := model.ClassifyBacks(p.pred, p.mcfg, backs)
+	preds, err := model.ClassifyBacks(p.pred, p.mcfg, g.backs[g.read:g.read+1])
+	g.read++
 	if err != nil {
-		return ""
+		g.failed = true // no owner: as if none of the backs were read
+		return true
 	}
-	votes := make([]int, len(p.names))
-	best := -1
 	for _, pr := range preds {
 		k, _ := model.Nearest(pr.Embedding, p.protos)
 		if k < 0 {
 			continue
 		}
-		votes[k]++
-		if best < 0 || votes[k] > votes[best] {
-			best = k
+		g.votes[k]++
+		if g.best < 0 || g.votes[k] > g.votes[g.best] {
+			g.best = k
 		}
 	}
-	if debugCount != "" {
-		fmt.Printf("group %v: owner votes %v\n", r, votes)
-	}
-	if best < 0 {
+	return g.read >= len(g.backs)
+}
+
+// owner is the player the group's backs voted for, "" for none.
+func (g *ownerVote) owner(p *Pipeline) string {
+	if g.failed || len(g.backs) == 0 {
 		return ""
 	}
-	return p.names[best]
+	if debugCount != "" {
+		fmt.Printf("group %v: owner votes %v\n", g.r, g.votes)
+	}
+	if g.best < 0 {
+		return ""
+	}
+	return p.names[g.best]
 }
 
 // countLine counts cards overlapping along one axis within r (a stack

@@ -39,8 +39,22 @@ const outlineSlack = 6
 // same way. r bounds the group, mask marks its pixels; cw, ch are a
 // card's size in img pixels.
 func countCorners(img, mask gocv.Mat, r image.Rectangle, cw, ch float64) int {
-	if float64(r.Dx()) < 1.25*cw && float64(r.Dy()) < 1.25*ch {
+	rows, ok := groupRows(img, mask, r, cw, ch)
+	if !ok {
 		return 1
+	}
+	n := 0
+	for i, band := range rows {
+		n += countRow(img, mask, r, i, band, cw)
+	}
+	return max(n, 1)
+}
+
+// groupRows returns the visible band of each row of the group in r (see
+// countCorners), and false when the group is a single card.
+func groupRows(img, mask gocv.Mat, r image.Rectangle, cw, ch float64) ([]image.Rectangle, bool) {
+	if float64(r.Dx()) < 1.25*cw && float64(r.Dy()) < 1.25*ch {
+		return nil, false
 	}
 	// Rows that lie apart show as gaps across the whole group (a short
 	// last row still covers some of it); rows that overlap are told apart
@@ -67,21 +81,24 @@ func countCorners(img, mask gocv.Mat, r image.Rectangle, cw, ch float64) int {
 			rows = append(rows, image.Rect(r.Min.X, top+3, r.Max.X, bot-3))
 		}
 	}
-	n := 0
-	for i, band := range rows {
-		if band.Dy() < 4 {
-			n++
-			continue
-		}
-		for _, seg := range runs(mask, band, true, 0.5) {
-			k := countRun(img, mask, image.Rect(seg[0], band.Min.Y, seg[1], band.Max.Y), true, cw)
-			if debugCount != "" {
-				fmt.Printf("group %v row %d %v: run %v: %d cards\n", r, i, band, seg, k)
-			}
-			n += k
-		}
+	return rows, true
+}
+
+// countRow counts the cards of row i, whose visible band is band, of the
+// group in r (see countCorners).
+func countRow(img, mask gocv.Mat, r image.Rectangle, i int, band image.Rectangle, cw float64) int {
+	if band.Dy() < 4 {
+		return 1
 	}
-	return max(n, 1)
+	n := 0
+	for _, seg := range runs(mask, band, true, 0.5) {
+		k := countRun(img, mask, image.Rect(seg[0], band.Min.Y, seg[1], band.Max.Y), true, cw)
+		if debugCount != "" {
+			fmt.Printf("group %v row %d %v: run %v: %d cards\n", r, i, band, seg, k)
+		}
+		n += k
+	}
+	return n
 }
 
 // countRun counts the cards of one run of overlapping cards that fills

@@ -169,11 +169,17 @@ type Pipeline struct {
 	phase      referee.Phase
 	backFrames int
 	counted    bool
+	// counting is the count under way, spread over frames; frameStart is
+	// when the current frame's Process began.
+	counting   *countJob
+	frameStart time.Time
 	// seatsDown counts the checks in a row that saw the count in the
 	// seats, rowsSeen whether the seats showed their rows this round
 	// (see watchSeats).
 	seatsDown int
 	rowsSeen  bool
+	// seatCards are the seats' cards cut a frame before the check.
+	seatCards *seatCards
 	// centreMotion is the fraction of the centre that changed since the
 	// last frame.
 	centreMotion float64
@@ -234,6 +240,9 @@ func (p *Pipeline) Close() {
 		p.bareLight.Close()
 	}
 	p.attr.Close()
+	if p.counting != nil {
+		p.counting.Close()
+	}
 	if p.view != nil {
 		p.view.Close()
 	}
@@ -282,10 +291,19 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	p.frame++
 	p.t.Frames++
 	t0 := time.Now()
+	p.frameStart = t0
 	p.view.rectifyCentre(frame, &p.rect)
 	t1 := time.Now()
 	p.t.Rectify += t1.Sub(t0)
-	quads := p.findCards()
+	var quads []Quad
+	if p.phase != referee.PhaseCounting || p.bg.Empty() {
+		// After the stop the centre is full of backs, which take the
+		// finder longest, and no pile is followed until the next round
+		// (which drops them): only the count reads the centre then. The
+		// empty table tells when the next round starts; without one
+		// (centreEmpty), the finds do.
+		quads = p.findCards()
+	}
 	t2 := time.Now()
 	p.t.Detect += t2.Sub(t1)
 	// Match finds to piles by position.
@@ -715,11 +733,32 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			}
 			return obs
 		}
-		if p.stillFor() < 3 {
+		if p.counting == nil {
+			if p.stillFor() < 3 {
+				return nil
+			}
+			p.counting = p.newCountJob(frame, tMS)
+		}
+		// Steps of the count while the frame, with another step as long
+		// as the last, stays within countBudget; at least one, so that it
+		// ends, and all that is left once it has taken countFrames, so
+		// that it ends in time on a loaded machine too (a video may end
+		// a few seconds after the stop).
+		p.counting.frames++
+		last := p.counting.frames >= countFrames
+		for {
+			s0 := time.Now()
+			if p.counting.step(p) || !last && time.Since(p.frameStart)+time.Since(s0) >= countBudget {
+				break
+			}
+		}
+		if !p.counting.done() {
 			return nil
 		}
-		obs = p.count(frame, tMS)
-		p.counted = true
+		j := p.counting
+		obs = p.countObservations(j.centre, j.stack, j.tMS)
+		j.Close()
+		p.counting, p.counted = nil, true
 	}
 	return obs
 }
@@ -872,6 +911,16 @@ const forgetFrames = 30
 // relightFrames is how often the bare map's empty table is brought to
 // the current light (light drifts over seconds).
 const relightFrames = 15
+
+// countBudget is how long a frame may take, from the start of Process,
+// before the count after a stop leaves its next steps to the next frames
+// (each frame does one step at least). A frame every 33 ms at 30 fps, and
+// the spectators' view must not stall while the scores are counted.
+const countBudget = 20 * time.Millisecond
+
+// countFrames is how many frames the count may take at most: 3 s at 30
+// fps, well within the time a table needs before the next round.
+const countFrames = 90
 
 // stillCentre is the most of the centre that may change between two
 // frames for it to count as still (no hands moving over it).

@@ -22,8 +22,25 @@ type seatSides struct {
 // down and the rows are gone. It stops reading once enough faces were
 // read (0: read every card).
 func (p *Pipeline) readSeats(frame gocv.Mat, enough int) (seatSides, error) {
-	n := len(p.cal.Seats)
-	s := seatSides{faces: make([]int, n), backs: make([]int, n)}
+	c, err := p.findSeatCards(frame)
+	if err != nil {
+		return seatSides{}, err
+	}
+	return p.readSeatCards(c, enough)
+}
+
+// seatCards are the cards found in the seats' zones of one frame, cut
+// to crops, with the seat of each.
+type seatCards struct {
+	frame  int // the pipeline's frame index they were cut from
+	crops  []model.Crop
+	seatOf []int
+}
+
+// findSeatCards finds the cards in each seat's zone of frame and cuts
+// them out (the first half of readSeats).
+func (p *Pipeline) findSeatCards(frame gocv.Mat) (seatCards, error) {
+	out := seatCards{frame: p.frame}
 	p.view.rectifyFull(frame, &p.full)
 	var quads []Quad
 	if p.bg.Cols() == p.full.Cols() && p.bg.Rows() == p.full.Rows() {
@@ -33,8 +50,6 @@ func (p *Pipeline) readSeats(frame gocv.Mat, enough int) (seatSides, error) {
 	} else {
 		quads = FindCards(p.full, cardParams())
 	}
-	var crops []model.Crop
-	var seatOf []int
 	for _, q := range quads {
 		x, y := q.Centre()
 		at := calibration.Point{X: x / p.view.scale, Y: y / p.view.scale}
@@ -54,14 +69,22 @@ func (p *Pipeline) readSeats(frame gocv.Mat, enough int) (seatSides, error) {
 		}
 		c, err := cropFromCamera(frame, cam, p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
 		if err != nil {
-			return s, fmt.Errorf("read seats: %w", err)
+			return out, fmt.Errorf("read seats: %w", err)
 		}
-		crops = append(crops, c)
-		seatOf = append(seatOf, seat)
+		out.crops = append(out.crops, c)
+		out.seatOf = append(out.seatOf, seat)
 	}
+	return out, nil
+}
+
+// readSeatCards reads which side of the seats' cards is up (the second
+// half of readSeats).
+func (p *Pipeline) readSeatCards(c seatCards, enough int) (seatSides, error) {
+	n := len(p.cal.Seats)
+	s := seatSides{faces: make([]int, n), backs: make([]int, n)}
 	faces := 0
-	for at := 0; at < len(crops) && (enough <= 0 || faces < enough); at += seatBatch {
-		batch := crops[at:min(at+seatBatch, len(crops))]
+	for at := 0; at < len(c.crops) && (enough <= 0 || faces < enough); at += seatBatch {
+		batch := c.crops[at:min(at+seatBatch, len(c.crops))]
 		preds, err := p.pred.Classify(batch)
 		if err != nil {
 			return s, fmt.Errorf("read seats: %w", err)
@@ -70,13 +93,13 @@ func (p *Pipeline) readSeats(frame gocv.Mat, enough int) (seatSides, error) {
 		for i, pr := range preds {
 			switch {
 			case pr.IsBack():
-				s.backs[seatOf[at+i]]++
+				s.backs[c.seatOf[at+i]]++
 			case float64(pr.FaceConfidence()) >= p.cfg.OpenConfidence:
 				// Only a sure face: in the count an outline fitted
 				// across two spread backs can read as a face half
 				// sure, and one such face would hold the count off.
 				// During play a row shows five clear faces.
-				s.faces[seatOf[at+i]]++
+				s.faces[c.seatOf[at+i]]++
 				faces++
 			}
 		}
@@ -104,9 +127,26 @@ const (
 // spread face down. A round whose rows were never seen (the cards are
 // still being dealt, face down) is not taken for one that ended.
 func (p *Pipeline) watchSeats(frame gocv.Mat) error {
-	if p.phase != referee.PhasePlaying || p.openPiles() >= 2 || p.frame%seatEvery != 0 {
+	if p.phase != referee.PhasePlaying || p.openPiles() >= 2 {
+		p.seatCards = nil
 		return nil
 	}
+	if (p.frame+1)%seatEvery == 0 {
+		// The seats' cards are found a frame ahead of the check and read
+		// in it: done in one frame, the two held it three times as long
+		// as the others.
+		c, err := p.findSeatCards(frame)
+		if err != nil {
+			return err
+		}
+		p.seatCards = &c
+		return nil
+	}
+	if p.frame%seatEvery != 0 {
+		return nil
+	}
+	cards := p.seatCards
+	p.seatCards = nil
 	if p.centreMotion >= stillCentre {
 		p.seatsDown = 0
 		return nil
@@ -115,7 +155,13 @@ func (p *Pipeline) watchSeats(frame gocv.Mat) error {
 	if !p.rowsSeen {
 		enough = len(p.cal.Seats)
 	}
-	s, err := p.readSeats(frame, enough)
+	var s seatSides
+	var err error
+	if cards != nil && cards.frame == p.frame-1 {
+		s, err = p.readSeatCards(*cards, enough)
+	} else {
+		s, err = p.readSeats(frame, enough)
+	}
 	if err != nil {
 		return err
 	}

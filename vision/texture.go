@@ -18,6 +18,9 @@ type tableTexture struct {
 	energy   gocv.Mat // box mean of hp², float32
 	textured gocv.Mat // 8-bit mask: where the table has texture to compare
 	plain    gocv.Mat // its inverse: where it has none (felt, laminate)
+	// some is whether textured marks any pixel: on a table with none,
+	// nothing can be hidden, and hidden need not look.
+	some bool
 }
 
 const (
@@ -47,6 +50,7 @@ func newTableTexture(bg gocv.Mat) *tableTexture {
 	gocv.Threshold(t.energy, &t.textured, minTextureEnergy, 255, gocv.ThresholdBinary)
 	t.textured.ConvertTo(&t.textured, gocv.MatTypeCV8U)
 	gocv.BitwiseNot(t.textured, &t.plain)
+	t.some = gocv.CountNonZero(t.textured) > 0
 	return t
 }
 
@@ -61,6 +65,9 @@ func (t *tableTexture) Close() {
 // as the table it was made from) where the table's texture should show
 // and does not.
 func (t *tableTexture) hidden(img gocv.Mat) gocv.Mat {
+	if !t.some {
+		return gocv.Zeros(img.Rows(), img.Cols(), gocv.MatTypeCV8U)
+	}
 	a := highPass(img)
 	defer a.Close()
 	ab, aa := gocv.NewMat(), gocv.NewMat()

@@ -11,6 +11,7 @@ import (
 	"ligretto/referee"
 	"ligretto/table"
 	"ligretto/vision"
+	"ligretto/vision/cvthreads"
 )
 
 func init() {
@@ -31,14 +32,16 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 	players := fs.Int("players", 0, "players, when calibrating from the source")
 	asJSON := fs.Bool("json", false, "print observations and verdicts as JSON lines, then the result")
 	nets := networkFlags(fs)
+	cvThreads := fs.Int("cv-threads", 1, "threads for OpenCV's parallel loops; 0: OpenCV's default (one per core)")
 	logPath := fs.String("log", "", "also write the referee's event log (JSON lines, one write per entry) to this new file; `ligretto replay FILE` rebuilds the state from it")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *src == "" || (*calPath == "" && (*players < 2 || *players > 12)) {
+	if *src == "" || (*calPath == "" && (*players < 2 || *players > 12)) || *cvThreads < 0 {
 		fs.Usage()
 		return errUsage
 	}
+	cvthreads.Set(*cvThreads)
 	var opts []referee.Option
 	if *logPath != "" {
 		// A new file only: an earlier match's log is never overwritten.
