@@ -205,3 +205,67 @@ func TestReopen_CameraAwayForLongComesBack(t *testing.T) {
 	}
 	t.Fatal("Reopen gave frames after its context ended and the camera was gone")
 }
+
+// TestPrefetch_SameFramesAsReadingDirectly: a video read one frame ahead
+// gives the same frames, in the same order, with the same times, then the
+// same end; closed halfway it stops and frees its frames.
+func TestPrefetch_SameFramesAsReadingDirectly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "clip.avi")
+	writeClip(t, path, 12)
+	direct, err := Open(path, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer direct.Close()
+	ahead, err := Open(path, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := Prefetch(ahead)
+	a, b := gocv.NewMat(), gocv.NewMat()
+	defer a.Close()
+	defer b.Close()
+	n := 0
+	for ; ; n++ {
+		s1, err1 := direct.Next(&a)
+		s2, err2 := pre.Next(&b)
+		if err1 != err2 || s1 != s2 {
+			t.Fatalf("frame %d: %v %v against %v %v", n, s1, err1, s2, err2)
+		}
+		if err1 != nil {
+			break
+		}
+		diff := gocv.NewMat()
+		gocv.AbsDiff(a, b, &diff)
+		gray := gocv.NewMat()
+		gocv.CvtColor(diff, &gray, gocv.ColorBGRToGray)
+		nz := gocv.CountNonZero(gray)
+		diff.Close()
+		gray.Close()
+		if nz != 0 {
+			t.Fatalf("frame %d differs in %d pixels", n, nz)
+		}
+	}
+	if n != 12 {
+		t.Fatalf("%d frames, want 12", n)
+	}
+	if _, err := pre.Next(&b); err != io.EOF {
+		t.Fatalf("after the end: %v", err)
+	}
+	pre.Close()
+
+	again, err := Open(path, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre = Prefetch(again)
+	if _, err := pre.Next(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.Close(); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+}

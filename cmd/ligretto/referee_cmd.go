@@ -61,6 +61,11 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !table.IsCamera(*src) {
+		// A file is decoded a frame ahead, beside the pipeline; a camera
+		// is read as it comes (a frame ahead would be a frame late).
+		source = table.Prefetch(source)
+	}
 	defer source.Close()
 	cfg := table.Config{Players: *players, Pipeline: vision.DefaultPipelineConfig()}
 	if *calPath != "" {

@@ -32,6 +32,7 @@ import (
 	"ligretto/table"
 	"ligretto/table/demo"
 	"ligretto/vision"
+	"ligretto/vision/cvthreads"
 )
 
 func init() {
@@ -60,10 +61,16 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	tlsCert := fs.String("tls-cert", "", "certificate for HTTPS (PEM), with --tls-key (default: a self-signed one, made at first start and kept in --state-dir)")
 	tlsKey := fs.String("tls-key", "", "private key for HTTPS (PEM), with --tls-cert")
 	stateDir := fs.String("state-dir", "", "where the self-signed certificate is kept (default: ligretto in the user's config folder)")
+	cvThreads := fs.Int("cv-threads", 1, "threads for OpenCV's parallel loops (the stream's encoder shares the cores); 0: OpenCV's default (one per core)")
 	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if *cvThreads < 0 {
+		fmt.Fprintf(stderr, "ligretto serve: --cv-threads %d is negative\n", *cvThreads)
+		return errUsage
+	}
+	cvthreads.Set(*cvThreads)
 	if (*tlsCert == "") != (*tlsKey == "") {
 		fmt.Fprintln(stderr, "ligretto serve: --tls-cert and --tls-key go together")
 		return errUsage
@@ -138,7 +145,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			spec := *source
 			src = table.Reopen(ctx, src, func() (table.Source, error) { return table.Open(spec, 30) }, log)
 		} else {
-			src = table.Paced(src, *speed)
+			src = table.Paced(table.Prefetch(src), *speed)
 		}
 	}
 	defer src.Close()
