@@ -18,7 +18,8 @@
 // WHIP (POST /whip with the camera token, VP8 only, one camera at a time),
 // and the server decodes the video and hands each picture to Config.Ingest
 // (ingest.go, whip.go). stream/whipclient publishes pictures from Go the
-// same way, for tests and tools.
+// same way, for tests and tools; stream/whepclient watches the table from
+// Go as a spectator does (WHEP, the VP8 track, the state DataChannel).
 //
 // The package knows the rest of the system through two small interfaces:
 // a FrameSource delivers annotated pictures, and a Controller is the game

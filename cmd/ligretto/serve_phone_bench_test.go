@@ -259,6 +259,9 @@ func TestPhoneBenchChild(t *testing.T) {
 	// stamps back (the calibration preamble is at the video's start).
 	var seq uint64
 	warmupSeen := 0
+	// Give up, rather than hang, if the stamps do not come back: a minute
+	// for the warm-up, and three times the measuring's own length.
+	deadline := time.Now().Add(time.Minute + 3*time.Duration(want)*100*time.Millisecond)
 	gap := 100 * time.Millisecond
 	nextAt := time.Now()
 	for {
@@ -300,6 +303,12 @@ func TestPhoneBenchChild(t *testing.T) {
 			}
 			sentAt[seq%(1<<stampBits)] = time.Now()
 			mu.Unlock()
+			if time.Now().After(deadline) {
+				mu.Lock()
+				defer mu.Unlock()
+				t.Fatalf("gave up: %d pictures sent, %d decoded by the spectator, %d with a stamp read back, measuring %v (%d of %d)",
+					seq, decodedN, stampedN, measuring, measured, want)
+			}
 			t0 := time.Now()
 			if err := pub.Send(img); err != nil {
 				t.Fatal(err)
