@@ -17,9 +17,7 @@ import (
 	"github.com/pion/mediadevices/pkg/codec/vpx"
 	"github.com/pion/mediadevices/pkg/prop"
 	"github.com/pion/rtcp"
-	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
-	"github.com/pion/webrtc/v4/pkg/media/samplebuilder"
 )
 
 // Ingest receives the camera publisher's decoded pictures.
@@ -288,14 +286,32 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 	}
 	askKey() // the first frame must be a keyframe, and the phone may have sent it already
 
-	// maxLate is in packets and must exceed the largest frame (a keyframe
-	// at 720p is a hundred packets or more); a packet still missing after
-	// the time delay is given up for lost (NACKs get it again sooner).
-	sb := samplebuilder.New(1024, &codecs.VP8Packet{}, 90000,
-		samplebuilder.WithRTPHeaders(true), samplebuilder.WithMaxTimeDelay(maxReorderDelay))
+	asm := newVP8Assembler(maxReorderDelay)
 	needKey := true
-	var lastSeq uint16
-	haveSeq := false
+	// handle decodes the frames the assembler released.
+	handle := func(frames [][]byte, lost bool) bool {
+		if lost {
+			s.ingestDropped.Add(1)
+			needKey = true
+		}
+		for _, f := range frames {
+			if needKey && !isVP8Key(f) {
+				s.ingestDropped.Add(1)
+				continue
+			}
+			img, err := dec.Decode(f)
+			if err != nil {
+				s.ingestDropped.Add(1)
+				needKey = true
+				continue
+			}
+			needKey = false
+			if img != nil && !p.deliver(s, img, time.Now()) {
+				return false
+			}
+		}
+		return true
+	}
 	for {
 		// The deadline keeps the keyframe requests going while nothing
 		// comes (a phone that stopped sending until it gets one).
@@ -303,6 +319,9 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 		pkt, _, err := tr.ReadRTP()
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
+			if !handle(asm.expire(time.Now())) {
+				return
+			}
 			if needKey {
 				askKey()
 			}
@@ -311,33 +330,8 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 		if err != nil {
 			return
 		}
-		sb.Push(pkt)
-		for sm := sb.Pop(); sm != nil; sm = sb.Pop() {
-			lost := sm.PrevDroppedPackets > 0
-			if n := len(sm.RTPHeaders); n > 0 {
-				if haveSeq && sm.RTPHeaders[0].SequenceNumber != lastSeq+1 {
-					lost = true
-				}
-				lastSeq, haveSeq = sm.RTPHeaders[n-1].SequenceNumber, true
-			}
-			if lost {
-				s.ingestDropped.Add(1)
-				needKey = true
-			}
-			if needKey && !isVP8Key(sm.Data) {
-				s.ingestDropped.Add(1)
-				continue
-			}
-			img, err := dec.Decode(sm.Data)
-			if err != nil {
-				s.ingestDropped.Add(1)
-				needKey = true
-				continue
-			}
-			needKey = false
-			if img != nil && !p.deliver(s, img, time.Now()) {
-				return
-			}
+		if !handle(asm.push(pkt, time.Now())) {
+			return
 		}
 		if needKey {
 			askKey()
