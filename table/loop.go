@@ -129,6 +129,10 @@ type Metrics interface {
 // ErrStopped means the loop was stopped by its context.
 var ErrStopped = errors.New("table: stopped")
 
+// ErrNoSeat means the table has no calibrated seat for that player (or no
+// calibration yet).
+var ErrNoSeat = errors.New("table: no such seat")
+
 // Loop runs a match at a table. It is not safe for concurrent use, but
 // for Status, which any goroutine may call.
 type Loop struct {
@@ -159,6 +163,7 @@ type Loop struct {
 type request struct {
 	players []string
 	file    *calibration.File
+	backs   map[string]string // player -> back design, for the next match
 }
 
 // Status is how far the loop has come, for the console and the camera page.
@@ -289,6 +294,70 @@ func (l *Loop) UseCalibration(f *calibration.File) error {
 	return nil
 }
 
+// RelabelBack names player's back design back from the next match on
+// (the back the camera knows by its picture keeps its prototype; this is
+// its name on the scoreboard). Any goroutine may call it.
+func (l *Loop) RelabelBack(player, back string) error {
+	if err := l.CheckBack(player, back); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.request == nil {
+		l.request = &request{}
+	}
+	if l.request.backs == nil {
+		l.request.backs = map[string]string{}
+	}
+	l.request.backs[player] = back
+	return nil
+}
+
+// CheckBack says whether RelabelBack(player, back) would be taken, and
+// changes nothing.
+func (l *Loop) CheckBack(player, back string) error {
+	f := l.Calibration()
+	if f == nil {
+		return fmt.Errorf("%w: the table is not calibrated yet", ErrNoSeat)
+	}
+	found := false
+	for _, s := range f.Seats {
+		if s.Player == player {
+			found = true
+		} else if s.Back == back {
+			return fmt.Errorf("%w: back %q is %s's already (C1: backs must differ)", calibration.ErrZone, back, s.Player)
+		}
+	}
+	if !found {
+		return fmt.Errorf("%w: %q has no seat at this table", ErrNoSeat, player)
+	}
+	return nil
+}
+
+// relabel renames backs in the calibration and in the next match.
+func (l *Loop) relabel(backs map[string]string) {
+	if l.file != nil {
+		f := *l.file
+		f.Seats = append([]calibration.Seat(nil), f.Seats...)
+		for i := range f.Seats {
+			if b, ok := backs[f.Seats[i].Player]; ok {
+				f.Seats[i].Back = b
+			}
+		}
+		l.setFile(&f)
+	}
+	if l.match != nil {
+		m := *l.match
+		m.Players = append([]referee.Player(nil), m.Players...)
+		for i := range m.Players {
+			if b, ok := backs[m.Players[i].Name]; ok {
+				m.Players[i].Back = b
+			}
+		}
+		l.match = &m
+	}
+}
+
 // takeRequest does what the console asked, if anything.
 func (l *Loop) takeRequest() {
 	l.mu.Lock()
@@ -298,16 +367,22 @@ func (l *Loop) takeRequest() {
 	if req == nil {
 		return
 	}
-	l.reset()
-	if req.file != nil {
+	switch {
+	case req.file != nil:
+		l.reset()
 		l.setFile(req.file)
 		l.log.Info("calibration loaded", slog.Int("players", len(req.file.Seats)), slog.String("backs", backs(req.file)))
-		return
+	case req.players != nil:
+		l.reset()
+		l.setFile(nil)
+		l.names = req.players
+		l.cfg.Players = len(req.players)
+		l.log.Info("calibrating again", slog.Any("players", req.players))
 	}
-	l.setFile(nil)
-	l.names = req.players
-	l.cfg.Players = len(req.players)
-	l.log.Info("calibrating again", slog.Any("players", req.players))
+	if req.backs != nil {
+		// Names only: the pipeline goes on.
+		l.relabel(req.backs)
+	}
 }
 
 // setFile sets the calibration in use.

@@ -1,8 +1,10 @@
 package table
 
 import (
+	"errors"
 	"testing"
 
+	"ligretto/calibration"
 	"ligretto/model"
 	"ligretto/referee"
 )
@@ -60,5 +62,48 @@ func TestLoop_C16_NextMatchFollowsWhenTheTableDealsAgain(t *testing.T) {
 		if v.Obs.Kind == referee.ObsMatch {
 			t.Fatal("a match opened inside a match")
 		}
+	}
+}
+
+// TestLoop_C1_BackNamedFromTheConsole: a back named from the console
+// renames the seat's back in the calibration and in the next match the
+// table opens (C16), not in the match being played; a name another seat's
+// back has is refused (C1: backs differ), and a player with no seat says
+// so (ErrNoSeat).
+func TestLoop_C1_BackNamedFromTheConsole(t *testing.T) {
+	w, pred, err := model.DefaultPredictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pred.Close()
+	cal := &calibration.File{Seats: []calibration.Seat{{Player: "Ann", Back: "back-1"}, {Player: "Ben", Back: "back-2"}}}
+	l, err := New(Config{Calibration: cal}, pred, w.Config, referee.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	players := []referee.Player{{Name: "Ann", Back: "back-1"}, {Name: "Ben", Back: "back-2"}}
+	l.apply([]referee.Observation{{Kind: referee.ObsMatch, Players: players, By: "camera"}})
+	if err := l.RelabelBack("Ann", "back-2"); !errors.Is(err, calibration.ErrZone) {
+		t.Fatalf("Ben's back for Ann: %v", err)
+	}
+	if err := l.RelabelBack("Cleo", "cubes"); !errors.Is(err, ErrNoSeat) {
+		t.Fatalf("a player with no seat: %v", err)
+	}
+	if err := l.RelabelBack("Ann", "cubes"); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Calibration().Seats[0].Back; got != "back-1" {
+		t.Fatalf("renamed before the next frame: %q", got)
+	}
+	l.takeRequest()
+	if got := l.Calibration().Seats[0].Back; got != "cubes" {
+		t.Errorf("the calibration names Ann's back %q", got)
+	}
+	if cal.Seats[0].Back != "back-1" {
+		t.Error("the caller's calibration was changed in place")
+	}
+	if got := l.match.Players[0].Back; got != "cubes" {
+		t.Errorf("the next match names Ann's back %q", got)
 	}
 }

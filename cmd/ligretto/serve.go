@@ -196,7 +196,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		cfg.CameraURL = "https://" + reachableAddr(tln.Addr())
 		tln = tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
-	srv, err := stream.New(cfg, feed, game)
+	srv, err := stream.New(cfg, feed, tableGame{game, loop})
 	if err != nil {
 		return err
 	}
@@ -375,6 +375,30 @@ func (t loopTable) LoadCalibration(b []byte) error {
 	}
 	if err := t.loop.UseCalibration(f); err != nil {
 		return fmt.Errorf("%w: %v", stream.ErrInvalid, err)
+	}
+	return nil
+}
+
+// tableGame is the game as the console controls it: a back enrolled there
+// is also the back's name in the table's calibration, for the next match
+// the camera opens.
+type tableGame struct {
+	*stream.RefereeGame
+	loop *table.Loop
+}
+
+func (g tableGame) EnrolBack(player, back string) error {
+	seated := true
+	if err := g.loop.CheckBack(player, back); errors.Is(err, table.ErrNoSeat) {
+		seated = false // a player of the console's roster only
+	} else if err != nil {
+		return fmt.Errorf("%w: %v", stream.ErrInvalid, err)
+	}
+	if err := g.RefereeGame.EnrolBack(player, back); err != nil {
+		return err
+	}
+	if seated {
+		return g.loop.RelabelBack(player, back)
 	}
 	return nil
 }

@@ -22,7 +22,8 @@ import (
 // saves as a file that reads back and loads again; a broken file is
 // refused (422) and changes nothing; calibrating again for named players
 // asks the first of them for a back; none of it works without the
-// operator token.
+// operator token. The recorded table plays at its own speed: what the
+// console asks takes effect with the next frame.
 func TestServe_ConsoleCalibratesTheTable(t *testing.T) {
 	dir := renderedRound(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -38,7 +39,7 @@ func TestServe_ConsoleCalibratesTheTable(t *testing.T) {
 	var out, errs lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"serve", "--source", filepath.Join(dir, "round.mkv"), "--players", "2", "--speed", "3", "--addr", "127.0.0.1:0",
+		done <- run([]string{"serve", "--source", filepath.Join(dir, "round.mkv"), "--players", "2", "--speed", "1", "--addr", "127.0.0.1:0",
 			"--udp-port", "0", "--token-file", tokenFile}, &out, &errs)
 	}()
 	base := servedAddress(t, &out)
@@ -104,6 +105,20 @@ func TestServe_ConsoleCalibratesTheTable(t *testing.T) {
 	}
 	if code, b := call("PUT", "/api/table/calibration.json", token, "application/json", saved); code != 200 || !status().Calibrated {
 		t.Errorf("load the saved file: %d %s", code, b)
+	}
+
+	// A back named on the console is the seat's back in the calibration.
+	if code, b := call("POST", "/api/enrol", token, "application/json", []byte(`{"player":"P1","back":"cubes"}`)); code != 200 {
+		t.Fatalf("enrol P1's back: %d %s", code, b)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, b := call("GET", "/api/table/calibration.json", token, "", nil)
+		if f, err := calibration.Read(bytes.NewReader(b)); err == nil && f.Seats[0].Player == "P1" && f.Seats[0].Back == "cubes" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the calibration does not name P1's back cubes: %.300s", b)
+		}
 	}
 
 	for _, bad := range []string{`{"players":["Anna"]}`, `{"players":["Anna","Anna"]}`, `{"players":["Anna",""]}`, `{"players":"Anna"}`} {
