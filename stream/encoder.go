@@ -10,6 +10,8 @@ import (
 	"github.com/pion/mediadevices/pkg/codec/vpx"
 	"github.com/pion/mediadevices/pkg/io/video"
 	"github.com/pion/mediadevices/pkg/prop"
+
+	"ligretto/stream/vp8"
 )
 
 // vp8Encoder encodes pictures one at a time with libvpx through
@@ -72,7 +74,7 @@ func (e *vp8Encoder) Encode(img image.Image) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("%w: %v", ErrEncoder, err)
 	}
 	release()
-	return out, isVP8Key(out), nil
+	return out, vp8.IsKeyframe(out), nil
 }
 
 func (e *vp8Encoder) toI420(img image.Image) image.Image {
@@ -103,6 +105,3 @@ func (e *vp8Encoder) ForceKeyFrame() {
 
 // Close frees the encoder.
 func (e *vp8Encoder) Close() error { return e.enc.Close() }
-
-// isVP8Key reads the frame tag (RFC 6386, 9.1): bit 0 is 0 for a keyframe.
-func isVP8Key(b []byte) bool { return len(b) > 0 && b[0]&1 == 0 }

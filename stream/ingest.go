@@ -13,11 +13,10 @@ import (
 	"github.com/pion/interceptor"
 	"github.com/pion/interceptor/pkg/nack"
 	"github.com/pion/interceptor/pkg/report"
-	"github.com/pion/mediadevices/pkg/codec"
-	"github.com/pion/mediadevices/pkg/codec/vpx"
-	"github.com/pion/mediadevices/pkg/prop"
 	"github.com/pion/rtcp"
 	"github.com/pion/webrtc/v4"
+
+	"ligretto/stream/vp8"
 )
 
 // Ingest receives the camera publisher's decoded pictures.
@@ -295,7 +294,7 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 			needKey = true
 		}
 		for _, f := range frames {
-			if needKey && !isVP8Key(f) {
+			if needKey && !vp8.IsKeyframe(f) {
 				s.ingestDropped.Add(1)
 				continue
 			}
@@ -339,73 +338,33 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 	}
 }
 
-// vp8Decoder decodes one frame per call with libvpx (mediadevices), whose
-// decoder pulls its input from a reader: ours hands over the frame that
-// Decode was given.
-type vp8Decoder struct {
-	dec codec.VideoDecoder
-	in  oneFrame
-}
-
-// errNoInput ends the decoder's Read when a frame gave no picture.
-var errNoInput = errors.New("no more input")
-
-type oneFrame struct{ b []byte }
-
-func (o *oneFrame) Read(p []byte) (int, error) {
-	if o.b == nil {
-		return 0, errNoInput
-	}
-	n := copy(p, o.b)
-	o.b = nil
-	return n, nil
-}
+// vp8Decoder is the ingest's decoder: frames larger than a camera sends,
+// or keyframes of a size no camera has, are refused before libvpx sees
+// them.
+type vp8Decoder struct{ *vp8.Decoder }
 
 func newVP8Decoder() (*vp8Decoder, error) {
-	d := &vp8Decoder{}
-	dec, err := vpx.NewDecoder(&d.in, prop.Media{})
+	d, err := vp8.NewDecoder()
 	if err != nil {
-		return nil, fmt.Errorf("%w: vp8 decoder: %v", ErrDecoder, err)
+		return nil, fmt.Errorf("%w: %v", ErrDecoder, err)
 	}
-	d.dec = dec
-	return d, nil
+	return &vp8Decoder{d}, nil
 }
 
 // Decode decodes one VP8 frame. The picture is nil (and the error too)
 // when the frame shows nothing. The picture is the caller's.
 func (d *vp8Decoder) Decode(frame []byte) (image.Image, error) {
-	if len(frame) == 0 {
-		return nil, fmt.Errorf("%w: empty frame", ErrDecoder)
-	}
 	if len(frame) > maxIngestFrameBytes {
 		return nil, fmt.Errorf("%w: a %d-byte frame is too large", ErrDecoder, len(frame))
 	}
-	if w, h, ok := vp8KeySize(frame); ok && (w == 0 || h == 0 || w > maxIngestSide || h > maxIngestSide) {
+	if w, h, ok := vp8.KeyframeSize(frame); ok && (w == 0 || h == 0 || w > maxIngestSide || h > maxIngestSide) {
 		return nil, fmt.Errorf("%w: a %dx%d picture (want at most %d on a side)", ErrDecoder, w, h, maxIngestSide)
 	}
-	d.in.b = frame
-	img, release, err := d.dec.Read()
-	d.in.b = nil
-	if errors.Is(err, errNoInput) {
-		return nil, nil
-	}
+	img, err := d.Decoder.Decode(frame)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDecoder, err)
 	}
-	release() // the picture is a copy, not the decoder's buffer
 	return img, nil
-}
-
-// Close frees the decoder.
-func (d *vp8Decoder) Close() error { return d.dec.Close() }
-
-// vp8KeySize reads a keyframe's size (RFC 6386, 9.1): after the 3-byte
-// frame tag, the start code 9d 01 2a, then 14-bit width and height.
-func vp8KeySize(b []byte) (w, h int, ok bool) {
-	if len(b) < 10 || !isVP8Key(b) || b[3] != 0x9d || b[4] != 0x01 || b[5] != 0x2a {
-		return 0, 0, false
-	}
-	return int(b[6]) | int(b[7]&0x3f)<<8, int(b[8]) | int(b[9]&0x3f)<<8, true
 }
 
 // lookupPublisherAny returns the publisher, connecting or live, if any.

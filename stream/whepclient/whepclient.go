@@ -31,13 +31,12 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
 	"github.com/pion/interceptor/pkg/report"
-	"github.com/pion/mediadevices/pkg/codec"
-	"github.com/pion/mediadevices/pkg/codec/vpx"
-	"github.com/pion/mediadevices/pkg/prop"
 	"github.com/pion/rtcp"
 	"github.com/pion/rtp"
 	"github.com/pion/rtp/codecs"
 	"github.com/pion/webrtc/v4"
+
+	"ligretto/stream/vp8"
 )
 
 // Errors, matched with errors.Is.
@@ -554,61 +553,29 @@ func (v *Viewer) deleteSession() error {
 	return &StatusError{Method: http.MethodDelete, URL: v.location, Code: res.StatusCode, Msg: string(bytes.TrimSpace(body))}
 }
 
-// Decoder decodes VP8 frames one at a time with libvpx through
-// mediadevices, as the server's WHIP ingest does. It is not safe for
-// concurrent use.
-type Decoder struct {
-	dec codec.VideoDecoder
-	in  oneFrame
-}
-
-// errNoInput ends the decoder's Read when a frame gave no picture.
-var errNoInput = errors.New("no more input")
-
-// oneFrame hands the decoder, which pulls its input from a reader, the
-// frame that Decode was given.
-type oneFrame struct{ b []byte }
-
-func (o *oneFrame) Read(p []byte) (int, error) {
-	if o.b == nil {
-		return 0, errNoInput
-	}
-	if len(o.b) > len(p) {
-		o.b = nil
-		return 0, errors.New("frame larger than the decoder's buffer")
-	}
-	n := copy(p, o.b)
-	o.b = nil
-	return n, nil
-}
+// Decoder decodes VP8 frames one at a time, as the server's WHIP ingest
+// does. It is not safe for concurrent use.
+type Decoder struct{ d *vp8.Decoder }
 
 // NewDecoder makes a VP8 decoder; Close frees it.
 func NewDecoder() (*Decoder, error) {
-	d := &Decoder{}
-	dec, err := vpx.NewDecoder(&d.in, prop.Media{})
+	d, err := vp8.NewDecoder()
 	if err != nil {
-		return nil, fmt.Errorf("whep: vp8 decoder: %w", err)
+		return nil, fmt.Errorf("whep: %w", err)
 	}
-	d.dec = dec
-	return d, nil
+	return &Decoder{d}, nil
 }
 
 // Decode decodes one whole VP8 frame. The picture is nil (and the error
 // too) when the frame shows nothing; it is a copy, the caller's to keep.
 func (d *Decoder) Decode(frame []byte) (*image.YCbCr, error) {
-	if len(frame) == 0 {
-		return nil, errors.New("whep: empty frame")
+	img, err := d.d.Decode(frame)
+	if err != nil || img == nil {
+		if err != nil {
+			err = fmt.Errorf("whep: %w", err)
+		}
+		return nil, err
 	}
-	d.in.b = frame
-	img, release, err := d.dec.Read()
-	d.in.b = nil
-	if errors.Is(err, errNoInput) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("whep: decode: %w", err)
-	}
-	release()
 	y, ok := img.(*image.YCbCr)
 	if !ok {
 		return nil, fmt.Errorf("whep: decoded a %T", img)
@@ -617,4 +584,4 @@ func (d *Decoder) Decode(frame []byte) (*image.YCbCr, error) {
 }
 
 // Close frees the decoder.
-func (d *Decoder) Close() error { return d.dec.Close() }
+func (d *Decoder) Close() error { return d.d.Close() }
