@@ -497,14 +497,6 @@ func (l *Loop) Step(frame *gocv.Mat, shot Shot) error {
 	l.mu.Lock()
 	l.status.Frames, l.status.Calibrated = l.seq, l.pipe != nil
 	l.status.Width, l.status.Height = frame.Cols(), frame.Rows()
-	if l.pipe != nil {
-		l.status.Stage, l.status.Markers = "refereeing", 4
-		l.status.Enrolled = len(l.file.Seats)
-		l.status.Players = l.status.Players[:0:0]
-		for _, s := range l.file.Seats {
-			l.status.Players = append(l.status.Players, s.Player)
-		}
-	}
 	l.mu.Unlock()
 	if l.cfg.OnFrame != nil {
 		l.cfg.OnFrame(Frame{Image: *frame, Shot: shot, Seq: l.seq, Calibrating: l.pipe == nil})
@@ -606,6 +598,13 @@ func (l *Loop) startPipeline(tMS int64) error {
 		return err
 	}
 	l.pipe = p
+	players := make([]string, len(l.file.Seats))
+	for i, s := range l.file.Seats {
+		players[i] = s.Player
+	}
+	l.mu.Lock()
+	l.status.Stage, l.status.Markers, l.status.Enrolled, l.status.Players = "refereeing", 4, len(players), players
+	l.mu.Unlock()
 	if l.cfg.OnCalibrated != nil {
 		l.cfg.OnCalibrated(l.file)
 	}
