@@ -287,11 +287,20 @@ func cardEdges(img gocv.Mat) gocv.Mat {
 
 // cardsInEdges finds the card outlines in an edge map (see FindCards).
 func cardsInEdges(edges gocv.Mat, p DetectParams) []Quad {
-	type found struct {
-		q    Quad
-		area float64
-	}
-	var cands []found
+	return largestApart(cardCandidates(edges, p, nil))
+}
+
+// candidate is a card-shaped outline and the area it is ranked by.
+type candidate struct {
+	q    Quad
+	area float64
+}
+
+// cardCandidates appends to cands every card-shaped outline in an edge
+// map: every closed outline, and the outer hull of each connected group
+// of edges.
+func cardCandidates(edges gocv.Mat, p DetectParams, cands []candidate) []candidate {
+	type found = candidate
 	consider := func(c gocv.PointVector) {
 		hull := gocv.NewMat()
 		defer hull.Close()
@@ -341,10 +350,15 @@ func cardsInEdges(edges gocv.Mat, p DetectParams) []Quad {
 		}
 		contours.Close()
 	}
-	// Largest first; drop a find whose centre lies in a card already kept:
-	// it is part of that card's print (its inner frame, its numeral). A
-	// pile's top card that sits askew is kept, because then the pile's
-	// outline is no rectangle and was never a candidate.
+	return cands
+}
+
+// largestApart keeps the candidates largest first, dropping one whose
+// centre lies in a card already kept: it is part of that card's print (its
+// inner frame, its numeral). A pile's top card that sits askew is kept,
+// because then the pile's outline is no rectangle and was never a
+// candidate.
+func largestApart(cands []candidate) []Quad {
 	sort.Slice(cands, func(i, j int) bool { return cands[i].area > cands[j].area })
 	var out []Quad
 	for _, c := range cands {

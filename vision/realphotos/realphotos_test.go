@@ -79,3 +79,22 @@ func TestHeldOutSplitsAboutHalf(t *testing.T) {
 		t.Fatalf("%d of %d held out", held, n)
 	}
 }
+
+func TestParseVOC(t *testing.T) {
+	const doc = `<annotation><size><width>378</width><height>504</height><depth>3</depth></size>
+<object><name>ace</name><bndbox><xmin>97</xmin><ymin>136</ymin><xmax>275</xmax><ymax>368</ymax></bndbox></object>
+<object><name>king</name><bndbox><xmin>1</xmin><ymin>2</ymin><xmax>40</xmax><ymax>60</ymax></bndbox></object></annotation>`
+	v, err := ParseVOC(strings.NewReader(doc))
+	if err != nil || v.Width != 378 || len(v.Boxes) != 2 || v.Boxes[0] != image.Rect(97, 136, 275, 368) || v.Names[1] != "king" {
+		t.Fatalf("%+v %v", v, err)
+	}
+	for _, bad := range []string{
+		"<annotation><size><width>10</width>",
+		"<annotation><size><width>0</width><height>5</height></size></annotation>",
+		`<annotation><size><width>10</width><height>10</height></size><object><name>x</name><bndbox><xmin>5</xmin><ymin>5</ymin><xmax>40</xmax><ymax>8</ymax></bndbox></object></annotation>`,
+	} {
+		if _, err := ParseVOC(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: want ErrFormat, got %v", bad, err)
+		}
+	}
+}

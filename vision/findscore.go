@@ -1,0 +1,98 @@
+package vision
+
+import (
+	"image"
+	"sort"
+)
+
+// FindScore is how the card finder did on labelled photos.
+type FindScore struct {
+	Labelled   int `json:"labelled"`    // cards labelled
+	Found      int `json:"found"`       // labelled cards matched by a find
+	FalseFinds int `json:"false_finds"` // finds that match no labelled card
+}
+
+// Add sums two scores.
+func (s FindScore) Add(o FindScore) FindScore {
+	return FindScore{s.Labelled + o.Labelled, s.Found + o.Found, s.FalseFinds + o.FalseFinds}
+}
+
+// MinFindIoU is the overlap of a find's bounding box with a labelled
+// card's box that counts as finding that card.
+const MinFindIoU = 0.5
+
+// ScoreWholeCards matches finds to labelled whole-card boxes one to one,
+// the best overlaps first; a find matches when the boxes' intersection
+// over union is at least MinFindIoU.
+func ScoreWholeCards(finds []Quad, cards []image.Rectangle) FindScore {
+	type pair struct {
+		f, c int
+		iou  float64
+	}
+	var pairs []pair
+	for i, q := range finds {
+		b := q.Bounds()
+		for j, c := range cards {
+			if v := iou(b, c); v >= MinFindIoU {
+				pairs = append(pairs, pair{i, j, v})
+			}
+		}
+	}
+	sort.Slice(pairs, func(a, b int) bool { return pairs[a].iou > pairs[b].iou })
+	usedF, usedC := make([]bool, len(finds)), make([]bool, len(cards))
+	s := FindScore{Labelled: len(cards)}
+	for _, p := range pairs {
+		if usedF[p.f] || usedC[p.c] {
+			continue
+		}
+		usedF[p.f], usedC[p.c] = true, true
+		s.Found++
+	}
+	s.FalseFinds = len(finds) - s.Found
+	return s
+}
+
+// ScoreMarkedCards scores finds against labels that mark a point of each
+// card (the centre of its corner index, as the UNO photos' labels do): a
+// card is found when a find contains its point; a find containing no
+// point is false.
+func ScoreMarkedCards(finds []Quad, points []image.Point) FindScore {
+	s := FindScore{Labelled: len(points)}
+	hit := make([]bool, len(finds))
+	for _, p := range points {
+		found := false
+		for i, q := range finds {
+			if q.Contains(float64(p.X), float64(p.Y)) {
+				hit[i], found = true, true
+			}
+		}
+		if found {
+			s.Found++
+		}
+	}
+	for _, h := range hit {
+		if !h {
+			s.FalseFinds++
+		}
+	}
+	return s
+}
+
+// Bounds is the smallest rectangle holding the quad.
+func (q Quad) Bounds() image.Rectangle {
+	r := image.Rectangle{Min: q[0], Max: q[0]}
+	for _, p := range q[1:] {
+		r.Min.X, r.Min.Y = min(r.Min.X, p.X), min(r.Min.Y, p.Y)
+		r.Max.X, r.Max.Y = max(r.Max.X, p.X), max(r.Max.Y, p.Y)
+	}
+	return r
+}
+
+func iou(a, b image.Rectangle) float64 {
+	in := a.Intersect(b)
+	if in.Empty() {
+		return 0
+	}
+	ia := float64(in.Dx() * in.Dy())
+	return ia / (float64(a.Dx()*a.Dy()+b.Dx()*b.Dy()) - ia)
+}
