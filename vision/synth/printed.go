@@ -113,13 +113,15 @@ func numeralWidth(f referee.Face, st *faceStyle) float64 {
 // printedBalls places four to eight balls, a tenth to a fifth of the card
 // wide, in the other card colours over the middle of the face, clear of
 // the numerals and their extrusions. The print's shift moves them too.
+// Where large numerals leave little room, later tries draw smaller balls.
 func printedBalls(rng *rand.Rand, f referee.Face, st *faceStyle, aspect float64) []ball {
 	n := 4 + rng.IntN(5)
 	boxes := numeralBoxes(f, st, aspect)
 	reach := math.Hypot(st.shadowDX, st.shadowDY) * st.height
+	const tries = 400
 	var bs []ball
-	for tries := 0; len(bs) < n && tries < 300; tries++ {
-		r := 0.05 + 0.05*rng.Float64()
+	for try := 0; len(bs) < n && try < tries; try++ {
+		r := 0.05 + 0.05*rng.Float64()*(1-float64(try)/tries)
 		x := r + 0.05 + (1-2*r-0.1)*rng.Float64()
 		y := aspect*0.25 + aspect*0.5*rng.Float64()
 		if inBox(boxes[0], x+st.shiftX, y+st.shiftY, r+reach+0.01) || inBox(boxes[1], x+st.shiftX, y+st.shiftY, r+reach+0.01) {
