@@ -22,7 +22,7 @@ func init() {
 }
 
 func runSamples(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("samples", "[--seed S] [--n N] [--out FILE.png]", stderr)
+	fs := newFlags("samples", "[--seed S] [--n N] [--out FILE.png] [--printed P]", stderr)
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same sheet")
 	n := fs.Int("n", 128, "number of augmented samples")
 	out := fs.String("out", "samples.png", "PNG file for the sheet of samples")
@@ -34,6 +34,9 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 	backs := fs.Float64("backs", -1, "fraction of samples that are backs (default: the renderer's)")
 	sysFonts := fs.Bool("system-fonts", false, "also draw numerals with Debian fonts found on this machine")
 	labels := fs.Bool("labels", false, "print the samples' labels on stdout, one row of the sheet a line")
+	printed := fs.Float64("printed", 0, "probability that a face is drawn in the real Ligretto print's style (0..1)")
+	printedClean := fs.Bool("printed-canonical", false, "draw the clean faces (and crops without a random style) in the real print's clean style")
+	facesOut := fs.String("faces", "", "also write the 40 clean faces alone to this PNG file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -51,6 +54,8 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 		p.BackFraction = *backs
 	}
 	p.SystemFonts = *sysFonts
+	p.Printed = *printed
+	p.PrintedCanonical = *printedClean
 	r, err := synth.New(p, *seed)
 	if err != nil {
 		return err
@@ -82,13 +87,20 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "samples: wrote %s: %d samples of %dx%d in %v (fonts load on first use)\n",
 		*out, *n, p.W, p.H, el.Round(time.Millisecond))
 
-	if *clean {
-		var cards []*image.RGBA
-		for _, c := range referee.Colours {
-			for num := 1; num <= 10; num++ {
-				cards = append(cards, r.Face(referee.Face{Colour: c, Number: num}))
-			}
+	var faces []*image.RGBA
+	for _, c := range referee.Colours {
+		for num := 1; num <= 10; num++ {
+			faces = append(faces, r.Face(referee.Face{Colour: c, Number: num}))
 		}
+	}
+	if *facesOut != "" {
+		if err := writePNG(*facesOut, synth.ContactSheet(faces, 10)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "samples: wrote %s: 40 clean faces\n", *facesOut)
+	}
+	if *clean {
+		cards := append([]*image.RGBA(nil), faces...)
 		for _, d := range synth.Designs() {
 			cards = append(cards, r.Back(d))
 		}

@@ -41,6 +41,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	colourWeights := fs.String("colour-weights", "", "how often each face colour is drawn, as red,green,blue,yellow weights (1,1,1,2 shows yellow twice as often); empty: equally")
 	replayN := fs.Int("replay", 0, "face crops of each batch replaced by ones the network found hard (wrong or under 60% sure), each shown twice more at most; 0: none")
 	faceShare := fs.Float64("face-share", 0.5, "share of the synthetic samples that are faces (the rest are backs)")
+	printed := fs.Float64("printed", 0, "share of the synthetic faces drawn in the real Ligretto print's style (0..1); 0: none, the data as before")
 	snapshotAt := fs.String("snapshot-at", "", "also write the weights after these steps (a comma list), as card-STEP.weights in --out, for a second network to start from")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -54,6 +55,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			}
 			snapshotSteps = append(snapshotSteps, n)
 		}
+	}
+	if !(*printed >= 0 && *printed <= 1) {
+		return fmt.Errorf("--printed %g: want a probability between 0 and 1", *printed)
 	}
 	if !(*faceShare > 0 && *faceShare < 1) {
 		return fmt.Errorf("--face-share %g: want a share between 0 and 1", *faceShare)
@@ -122,6 +126,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *printed > 0 {
+		if err := data.SetPrinted(*printed); err != nil {
+			return fmt.Errorf("--printed %g: %w", *printed, err)
+		}
+	}
 	// Each batch is rendered when the step asks for it, on both cores
 	// (data.Next), not ahead beside the step, which would hold one of its
 	// workers back while the other waited.
@@ -181,6 +190,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	if explicit(fs, "face-share") {
 		result["face_share"] = *faceShare
+	}
+	if *printed > 0 {
+		result["printed"] = *printed
 	}
 	if replay != nil {
 		result["replay"] = *replayN

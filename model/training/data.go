@@ -54,6 +54,7 @@ type Data struct {
 	// faceShare is the share of synthetic samples that are faces; 0 means
 	// half, drawn by a coin (as before SetFaceShare existed).
 	faceShare float64
+	seed      uint64 // the lanes' renderers are made again from it by SetPrinted
 }
 
 // RenderLanes is how many goroutines render a batch. It fixes which
@@ -91,7 +92,7 @@ func NewData(cfg model.Config, seed uint64, photos []PhotoCrop, photoShare float
 	if len(photos) == 0 {
 		photoShare = 0
 	}
-	d := &Data{cfg: cfg, designs: TrainDesigns(cfg.BackClasses), photos: photos, photoShare: photoShare}
+	d := &Data{cfg: cfg, designs: TrainDesigns(cfg.BackClasses), photos: photos, photoShare: photoShare, seed: seed}
 	for k := range d.lanes {
 		s := laneSeed(seed, k)
 		r, err := synth.New(p, s)
@@ -197,6 +198,22 @@ func (d *Data) SetFaceShare(share float64) error {
 		return fmt.Errorf("%w: face share %g (want between 0 and 1)", ErrNoData, share)
 	}
 	d.faceShare = share
+	return nil
+}
+
+// SetPrinted draws share (0..1) of the synthetic faces in the real
+// Ligretto print's style (synth.Params.Printed), the rest as before. Call
+// it before the first batch: the renderers start again from the seed.
+func (d *Data) SetPrinted(share float64) error {
+	for k, ln := range d.lanes {
+		p := ln.r.Params()
+		p.Printed = share
+		r, err := synth.New(p, laneSeed(d.seed, k))
+		if err != nil {
+			return err
+		}
+		ln.r = r
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"ligretto/model"
@@ -305,5 +306,47 @@ func TestNext_SameBatchesOnAnyCores(t *testing.T) {
 	cl := cfg.CropLen()
 	if reflect.DeepEqual(one[0].X[:cl], one[0].X[cl:2*cl]) {
 		t.Fatal("the first two samples, one from each lane, are the same")
+	}
+}
+
+// SetPrinted(0) leaves the data as it was; a share outside 0..1 is refused;
+// a share of 1 changes the faces and keeps the labels.
+func TestSetPrinted_ChangesOnlyTheFaces(t *testing.T) {
+	cfg := smallConfig()
+	batch := func(printed float64) model.Batch {
+		t.Helper()
+		d, err := NewData(cfg, 5, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if printed >= 0 {
+			if err := d.SetPrinted(printed); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	plain, zero, all := batch(-1), batch(0), batch(1)
+	if !slices.Equal(plain.X, zero.X) {
+		t.Error("SetPrinted(0) changed the crops")
+	}
+	if !slices.Equal(plain.Colour, all.Colour) || !slices.Equal(plain.Side, all.Side) {
+		t.Error("SetPrinted(1) changed the labels")
+	}
+	if slices.Equal(plain.X, all.X) {
+		t.Error("SetPrinted(1) left the crops as they were")
+	}
+	d, err := NewData(cfg, 5, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []float64{-0.1, 1.5} {
+		if err := d.SetPrinted(bad); err == nil {
+			t.Errorf("share %g accepted", bad)
+		}
 	}
 }

@@ -46,11 +46,21 @@ type faceStyle struct {
 	border    float64 // white border width, card units (0: none)
 	borderRad float64
 	balls     []ball
+
+	// The real print's look (printedFaceStyle); zero elsewhere.
+	extrude        bool    // the shadow is a solid extrusion, shaded from shadow to shadowFar
+	shadowFar      rgb     // the extrusion's colour at its far end
+	shiftX, shiftY float64 // the whole print's offset from the card's cut, card units
+	wear           float32 // washed-out colours and speckled edges (0: none)
+	gloss          float32 // a sleeve's broad highlight (0: none)
+	glossX, glossY float64 // the highlight's centre, card units
+	speckle        uint64  // seed of the wear's speckles
 }
 
 type ball struct {
 	x, y, r float64
 	col     rgb
+	rim     float64 // white rim width as a fraction of r (0: a shaded ball without rim)
 }
 
 // canonicalFaceStyle is the clean, unjittered look of a face: what Face and
@@ -157,7 +167,7 @@ func scatterBalls(rng *rand.Rand, c referee.Colour, st *faceStyle, aspect float6
 				break
 			}
 		}
-		bs = append(bs, ball{x, y, r, col})
+		bs = append(bs, ball{x: x, y: y, r: r, col: col})
 	}
 	return bs
 }
@@ -198,13 +208,23 @@ func drawFace(c *canvas, f referee.Face, st *faceStyle) {
 		}
 	}
 	for _, b := range st.balls {
-		drawBall(c, b)
+		if b.rim > 0 {
+			drawRimmedBall(c, b)
+		} else {
+			drawBall(c, b)
+		}
 	}
 	m := st.font.mask(f.Number)
 	if m == nil {
 		m = goFonts[0].mask(f.Number)
 	}
-	drawNumerals(c, m, st, st.cx, st.cy)
+	drawNumerals(c, m, st, st.cx+st.shiftX, st.cy+st.shiftY)
+	if st.wear > 0 {
+		wearFace(c, st)
+	}
+	if st.gloss > 0 {
+		glossFace(c, st)
+	}
 }
 
 func drawBall(c *canvas, b ball) {
@@ -311,11 +331,20 @@ func drawNumerals(c *canvas, m *glyphMask, st *faceStyle, ncx, ncy float64) {
 			v := m.at(lvl, mx, my)
 			if v < 0.998 { // the shadow and outline show round the numeral
 				var sh float32
+				near := 1.0 // how far back the extrusion's nearest layer here lies
 				for s := 1; s <= steps; s++ {
 					f := float64(s) / float64(steps)
-					sh = max(sh, m.at(lvl, mx-f*sdx, my-f*sdy))
+					v := m.at(lvl, mx-f*sdx, my-f*sdy)
+					if st.extrude && v > 0.5 && near == 1 {
+						near = f
+					}
+					sh = max(sh, v)
 				}
-				over(p, st.shadow, sh*shA)
+				shc := st.shadow
+				if st.extrude {
+					shc = st.shadow.mix(st.shadowFar, float32(near))
+				}
+				over(p, shc, sh*shA)
 				if st.outline > 0 {
 					if o := m.at(fatLvl, mx, my); o > 0 {
 						over(p, st.outlineC, smoothstep(0.04, 0.2, o))
@@ -325,7 +354,11 @@ func drawNumerals(c *canvas, m *glyphMask, st *faceStyle, ncx, ncy float64) {
 			over(p, st.numeral, v)
 		}
 	}
-	// Composite the layer upright and turned.
+	// Composite the layer upright and turned. A print shifted off the
+	// card's centre moves the turned copy by twice the shift from the
+	// mirror place, to the nearest pixel.
+	ox := int(math.Round(2 * st.shiftX * c.k))
+	oy := int(math.Round(2 * st.shiftY * c.k))
 	for y := y0; y < y1; y++ {
 		for x := x0; x < x1; x++ {
 			p := layer[4*((y-y0)*lw+(x-x0)):]
@@ -337,7 +370,10 @@ func drawNumerals(c *canvas, m *glyphMask, st *faceStyle, ncx, ncy float64) {
 			// layer's own colour is p/a.
 			col := rgb{p[0] / a, p[1] / a, p[2] / a}
 			c.paint(y*c.w+x, col, a)
-			c.paint((c.h-1-y)*c.w+(c.w-1-x), col, a)
+			tx, ty := c.w-1-x+ox, c.h-1-y+oy
+			if tx >= 0 && ty >= 0 && tx < c.w && ty < c.h {
+				c.paint(ty*c.w+tx, col, a)
+			}
 		}
 	}
 }

@@ -29,6 +29,7 @@ type numeralFont struct {
 	data     []byte
 	italic   bool    // slanted by design
 	embolden float64 // extra stroke weight, as a fraction of the numeral height
+	plain    bool    // no underline under 6 and 9 (the real Ligretto print has none)
 
 	once  sync.Once
 	masks [11]*glyphMask // by number 1..10; nil if the font failed to load
@@ -46,6 +47,15 @@ var goFonts = []*numeralFont{
 	{name: "gomonobolditalic", data: gomonobolditalic.TTF, italic: true},
 	{name: "gomono", data: gomono.TTF, embolden: 0.07},
 	{name: "gosmallcaps", data: gosmallcaps.TTF, embolden: 0.06},
+}
+
+// printedFonts draw the real Ligretto print's heavy italic numerals: Go
+// Bold Italic, and Go Bold to be slanted by a shear, both emboldened so that
+// their strokes are heavy and their corners rounder, without underlines.
+// They are not in goFonts, so the other styles draw as they always have.
+var printedFonts = []*numeralFont{
+	{name: "gobolditalic-printed", data: gobolditalic.TTF, italic: true, embolden: 0.035, plain: true},
+	{name: "gobold-printed", data: gobold.TTF, embolden: 0.03, plain: true},
 }
 
 // systemFontPaths are Debian font files used when Params.SystemFonts is set
@@ -140,7 +150,11 @@ func (f *numeralFont) build() {
 	}
 	defer face.Close()
 	for n := 1; n <= 10; n++ {
-		f.masks[n] = renderString(face, strconv.Itoa(n), f.embolden, n == 6 || n == 9)
+		s := strconv.Itoa(n)
+		if f.plain && n == 10 {
+			s = "1O" // the Go fonts' zero is slashed; the print's is a plain round O
+		}
+		f.masks[n] = renderString(face, s, f.embolden, !f.plain && (n == 6 || n == 9))
 	}
 }
 

@@ -32,10 +32,13 @@ func (r *Renderer) render(dst *image.RGBA, l Label, d BackDesign) {
 		r.tex.reset(int(math.Round(k)), int(math.Round(k*A)))
 		r.tex.k = k
 		var st faceStyle
-		if r.chance(p.Variety) {
+		switch {
+		case r.chance(p.Printed):
+			st = printedFaceStyle(r.rng, l.Face, A, p)
+		case r.chance(p.Variety):
 			st = randomFaceStyle(r.rng, l.Face, A, r.fonts, p)
-		} else {
-			st = canonicalFaceStyle(l.Face, A)
+		default:
+			st = r.cleanStyle(l.Face, A)
 		}
 		drawFace(&r.tex, l.Face, &st)
 		tex = &r.tex
@@ -184,17 +187,16 @@ func (r *Renderer) render(dst *image.RGBA, l Label, d BackDesign) {
 }
 
 // numeralBoxes returns the boxes of a face's upright numeral and of its
-// turned copy, in card units.
+// turned copy, in card units, where drawFace puts them: the turned copy
+// mirrors the upright one about the card's centre, and the print's shift
+// moves both alike.
 func numeralBoxes(f referee.Face, st *faceStyle, aspect float64) [2][4]float64 {
-	w := st.maxWidth
-	if m := st.font.mask(f.Number); m != nil {
-		w = math.Min(w, m.iw/m.ih*st.height)
-	}
-	w += math.Abs(st.shear) * st.height
-	hw, hh := w/2, st.height/2
+	hw, hh := numeralWidth(f, st)/2, st.height/2
+	ux, uy := st.cx+st.shiftX, st.cy+st.shiftY
+	tx, ty := 1-st.cx+st.shiftX, aspect-st.cy+st.shiftY
 	return [2][4]float64{
-		{st.cx - hw, st.cy - hh, st.cx + hw, st.cy + hh},
-		{1 - st.cx - hw, aspect - st.cy - hh, 1 - st.cx + hw, aspect - st.cy + hh},
+		{ux - hw, uy - hh, ux + hw, uy + hh},
+		{tx - hw, ty - hh, tx + hw, ty + hh},
 	}
 }
 

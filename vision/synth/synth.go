@@ -67,10 +67,14 @@ type Params struct {
 	SystemFonts  bool    // also use Debian fonts found on the machine (samples then depend on the machine)
 
 	// Printing.
-	Variety   float64 // probability of a random print style (font, slant, shadow, layout) rather than the canonical one (default 1)
-	HueJitter float64 // degrees of hue drift (default 8)
-	SatJitter float64 // relative saturation drift (default 0.15)
-	ValJitter float64 // relative brightness drift (default 0.12)
+	Variety float64 // probability of a random print style (font, slant, shadow, layout) rather than the canonical one (default 1)
+	Printed float64 // probability of the real Ligretto print's style, drawn before Variety is (default 0)
+	// PrintedCanonical makes the canonical face (Face, Card unvaried, and
+	// crops without Variety) the real print's clean look.
+	PrintedCanonical bool
+	HueJitter        float64 // degrees of hue drift (default 8)
+	SatJitter        float64 // relative saturation drift (default 0.15)
+	ValJitter        float64 // relative brightness drift (default 0.12)
 
 	// Geometry: how the detector's crop sits on the card.
 	RotJitter   float64 // degrees of rotation on top of 0 or 180 (default 4)
@@ -115,6 +119,7 @@ func (p Params) Scaled(s float64) Params {
 	s = math.Max(s, 0)
 	pr := func(v float64) float64 { return math.Min(v*s, 1) }
 	p.Variety = pr(p.Variety)
+	p.Printed = pr(p.Printed)
 	p.HueJitter *= s
 	p.SatJitter *= s
 	p.ValJitter *= s
@@ -155,6 +160,8 @@ func (p Params) Validate() error {
 		return bad("RandomBacks", p.RandomBacks)
 	case !prob(p.Variety):
 		return bad("Variety", p.Variety)
+	case !prob(p.Printed):
+		return bad("Printed", p.Printed)
 	case p.HueJitter < 0 || p.SatJitter < 0 || p.SatJitter >= 1 || p.ValJitter < 0 || p.ValJitter >= 1:
 		return bad("colour jitter", fmt.Sprint(p.HueJitter, p.SatJitter, p.ValJitter))
 	case p.RotJitter < 0 || p.RotJitter > 45:
@@ -284,9 +291,9 @@ func (r *Renderer) Card(l Label, w, h int, varied bool) (*image.RGBA, error) {
 		if !l.Face.Valid() {
 			return nil, fmt.Errorf("%w: face %v", ErrLabel, l.Face)
 		}
-		st := canonicalFaceStyle(l.Face, aspect)
+		st := r.cleanStyle(l.Face, aspect)
 		if varied {
-			st = randomFaceStyle(r.rng, l.Face, aspect, r.fonts, &r.p)
+			st = r.variedStyle(l.Face, aspect)
 		}
 		drawFace(&c, l.Face, &st)
 	case BackSide:
@@ -300,6 +307,25 @@ func (r *Renderer) Card(l Label, w, h int, varied bool) (*image.RGBA, error) {
 	}
 	c.cutCorners(cardCorner)
 	return c.rgba(), nil
+}
+
+// cleanStyle is the canonical look of face f: the real print's with
+// PrintedCanonical.
+func (r *Renderer) cleanStyle(f referee.Face, aspect float64) faceStyle {
+	if r.p.PrintedCanonical {
+		return canonicalPrintedStyle(f, aspect)
+	}
+	return canonicalFaceStyle(f, aspect)
+}
+
+// variedStyle is a printing of face f for a varied Card: the real print
+// with probability Printed, else a random style. A probability of 0 draws
+// no random number, so Printed 0 renders what it did before Printed existed.
+func (r *Renderer) variedStyle(f referee.Face, aspect float64) faceStyle {
+	if r.chance(r.p.Printed) {
+		return printedFaceStyle(r.rng, f, aspect, &r.p)
+	}
+	return randomFaceStyle(r.rng, f, aspect, r.fonts, &r.p)
 }
 
 // Sample renders a random augmented crop and says what it shows.

@@ -1,9 +1,12 @@
 package synth
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"image"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"ligretto/referee"
@@ -597,4 +600,270 @@ func TestNumeralSeen(t *testing.T) {
 		t.Errorf("%d of 400 heavily occluded faces have both numerals hidden, want some but not most", hidden)
 	}
 	t.Logf("%d of 400 heavily occluded faces have both numerals hidden", hidden)
+}
+
+// renderedHash hashes what a renderer with Params p draws: samples with
+// their labels, the clean faces, and varied Cards.
+func renderedHash(t *testing.T, p Params) (samples, faces, cards string) {
+	h := sha256.New()
+	r := newRenderer(t, p, 42)
+	for range 200 {
+		img, l := r.Sample()
+		h.Write(img.Pix)
+		h.Write([]byte(l.String()))
+	}
+	samples = fmt.Sprintf("%x", h.Sum(nil))
+	h.Reset()
+	for _, c := range referee.Colours {
+		for n := 1; n <= 10; n++ {
+			h.Write(r.Face(referee.Face{Colour: c, Number: n}).Pix)
+		}
+	}
+	faces = fmt.Sprintf("%x", h.Sum(nil))
+	h.Reset()
+	for i := range 20 {
+		l := Label{Side: FaceSide, Face: referee.Face{Colour: referee.Colours[i%4], Number: 1 + i%10}}
+		img, err := r.Card(l, 90, 135, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(img.Pix)
+	}
+	cards = fmt.Sprintf("%x", h.Sum(nil))
+	return
+}
+
+// With Printed 0 (the default) the renderer draws exactly what it drew
+// before the printed style existed: the committed weights were trained on
+// these samples and the rendered test scenes show these faces. The hashes
+// were taken from the code before the printed style was added (with this
+// Go version's JPEG encoder).
+func TestPrintedZeroDrawsAsBefore(t *testing.T) {
+	samples, faces, cards := renderedHash(t, DefaultParams())
+	if want := "87e5c1f6daa2b8b5d86e7d5107c7c2c58548ee4f79feedf9d9bf8a4504c1b8d2"; samples != want {
+		t.Errorf("samples hash %s, want %s", samples, want)
+	}
+	if want := "bfa04251ad31652c7b4edc2217900c3413ddbf5c4cad754f406558203245dd68"; faces != want {
+		t.Errorf("clean faces hash %s, want %s", faces, want)
+	}
+	if want := "c9fa3d5cea2ac3f9e8d41e81a9ddb49d6f470be36551601713f9c59ad9c47c14"; cards != want {
+		t.Errorf("varied cards hash %s, want %s", cards, want)
+	}
+}
+
+func near(img *image.RGBA, x, y int, c rgb, tol float32) bool {
+	o := img.PixOffset(x, y)
+	px := rgb{float32(img.Pix[o]) / 255, float32(img.Pix[o+1]) / 255, float32(img.Pix[o+2]) / 255}
+	return dist3(px, c) < tol
+}
+
+// printedPlain draws face f in style st without balls, wear or gloss, so
+// that only the card colour and the numerals show.
+func printedPlain(f referee.Face, st faceStyle, w, h int) *image.RGBA {
+	var c canvas
+	c.reset(w, h)
+	st.balls, st.wear, st.gloss = nil, 0, 0
+	drawFace(&c, f, &st)
+	return c.rgba()
+}
+
+// A printed face is mostly its card colour; its numerals are white with
+// the contrasting card colour next to them (the extrusion and outline),
+// and they lie where numeralBoxes says.
+func TestPrintedFaceLook(t *testing.T) {
+	const w, h = 180, 270
+	aspect := float64(h) / w
+	p := DefaultParams()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, col := range referee.Colours {
+		for n := 1; n <= 10; n++ {
+			f := referee.Face{Colour: col, Number: n}
+			styles := []faceStyle{canonicalPrintedStyle(f, aspect), printedFaceStyle(rng, f, aspect, &p)}
+			for k, st := range styles {
+				img := printedPlain(f, st, w, h)
+				checkPrintedLook(t, fmt.Sprintf("%v style %d", f, k), img, f, &st)
+			}
+		}
+	}
+}
+
+func checkPrintedLook(t *testing.T, name string, img *image.RGBA, f referee.Face, st *faceStyle) {
+	t.Helper()
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	k := float64(w)
+	con := cardColours[contrastColour[f.Colour]]
+	boxes := numeralBoxes(f, st, float64(h)/k)
+	inBoxes := func(x, y int) bool {
+		u, v := (float64(x)+0.5)/k, (float64(y)+0.5)/k
+		return inBox(boxes[0], u, v, 0.02) || inBox(boxes[1], u, v, 0.02)
+	}
+	base, whites, whiteOut, edged := 0, 0, 0, 0
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			if near(img, x, y, st.base, 0.12) {
+				base++
+			}
+			if !near(img, x, y, st.numeral, 0.1) {
+				continue
+			}
+			whites++
+			if !inBoxes(x, y) {
+				whiteOut++
+			}
+			// A white pixel at the numeral's edge has the contrasting colour
+			// within three pixels on some side.
+		edge:
+			for _, d := range [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+				for s := 1; s <= 3; s++ {
+					xx, yy := x+d[0]*s, y+d[1]*s
+					if xx < 0 || yy < 0 || xx >= w || yy >= h {
+						break
+					}
+					if near(img, xx, yy, con, 0.45) {
+						edged++
+						break edge
+					}
+					if near(img, xx, yy, st.base, 0.2) {
+						break
+					}
+				}
+			}
+		}
+	}
+	total := (w - 2) * (h - 2)
+	if fr := float64(base) / float64(total); fr < 0.6 {
+		t.Errorf("%s: %.2f of the face near its card colour", name, fr)
+	}
+	if fr := float64(whites) / float64(total); fr < 0.05 || fr > 0.3 {
+		t.Errorf("%s: %.3f of the face white, want two numerals' worth", name, fr)
+	}
+	if whiteOut > whites/100 {
+		t.Errorf("%s: %d of %d white pixels outside the numeral boxes", name, whiteOut, whites)
+	}
+	// The white numerals are edged by the contrasting colour, not by the
+	// card's own colour: a good share of the white pixels is near it.
+	if edged < whites/10 {
+		t.Errorf("%s: only %d of %d white pixels have the contrasting colour beside them", name, edged, whites)
+	}
+}
+
+// The real print has no underline under 6 and 9: the printed fonts' masks
+// have no ink below the numeral, where the default fonts have their
+// underline.
+func TestPrintedNoUnderline(t *testing.T) {
+	for _, n := range []int{6, 9} {
+		m := goFonts[0].mask(n)
+		if below := m.ink[3] - (m.cy + m.ih/2); below < 0.1*m.ih {
+			t.Errorf("default font %d: underline reaches only %.1f below the numeral", n, below)
+		}
+		for _, fn := range printedFonts {
+			m := fn.mask(n)
+			if m == nil {
+				t.Fatalf("%s: no mask for %d", fn.name, n)
+			}
+			if below := m.ink[3] - (m.cy + m.ih/2); below > 0.02*m.ih {
+				t.Errorf("%s %d: ink %.1f pixels below the numeral", fn.name, n, below)
+			}
+		}
+	}
+	// Printed 6 and 9 still differ, upright and turned.
+	const w, h = 120, 180
+	for _, c := range referee.Colours {
+		six := printedPlain(referee.Face{Colour: c, Number: 6}, canonicalPrintedStyle(referee.Face{Colour: c, Number: 6}, 1.5), w, h)
+		nine := printedPlain(referee.Face{Colour: c, Number: 9}, canonicalPrintedStyle(referee.Face{Colour: c, Number: 9}, 1.5), w, h)
+		if d := meanAbsDiff(six, nine); d < 5 {
+			t.Errorf("%v printed 6 and 9 differ by only %.1f", c, d)
+		}
+		if d := meanAbsDiff(six, rot180(nine)); d < 5 {
+			t.Errorf("%v printed 6 and a 9 turned differ by only %.1f", c, d)
+		}
+	}
+}
+
+// The printed style's balls: four to eight, a tenth to a fifth of the
+// card wide, rimmed, in another colour than the card's, over the middle
+// of the face and clear of the numerals.
+func TestPrintedBalls(t *testing.T) {
+	const aspect = 1.5
+	p := DefaultParams()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 2000 {
+		f := referee.Face{Colour: referee.Colours[i%4], Number: 1 + i%10}
+		st := printedFaceStyle(rng, f, aspect, &p)
+		if i%2 == 0 {
+			st = canonicalPrintedStyle(f, aspect)
+		}
+		if n := len(st.balls); n < 4 || n > 8 {
+			t.Errorf("%v: %d balls", f, n)
+		}
+		boxes := numeralBoxes(f, &st, aspect)
+		for _, b := range st.balls {
+			switch {
+			case b.r < 0.05 || b.r > 0.1:
+				t.Errorf("%v: ball radius %.3f", f, b.r)
+			case b.rim <= 0:
+				t.Errorf("%v: ball without a rim", f)
+			case dist3(b.col, cardColours[f.Colour]) < 0.25:
+				t.Errorf("%v: ball in the card's own colour", f)
+			case b.y < 0.25*aspect-0.02 || b.y > 0.75*aspect+0.02 || b.x-b.r < 0 || b.x+b.r > 1:
+				t.Errorf("%v: ball at (%.2f,%.2f) r %.2f, not over the middle", f, b.x, b.y, b.r)
+			case inBox(boxes[0], b.x, b.y, b.r) || inBox(boxes[1], b.x, b.y, b.r):
+				t.Errorf("%v: ball at (%.2f,%.2f) on a numeral", f, b.x, b.y)
+			}
+		}
+	}
+}
+
+// PrintedCanonical switches the clean face to the real print's, and only
+// the clean face.
+func TestPrintedCanonical(t *testing.T) {
+	p := DefaultParams()
+	p.PrintedCanonical = true
+	f := referee.Face{Colour: referee.Green, Number: 6}
+	got := newRenderer(t, p, 1).Face(f)
+	var c canvas
+	c.reset(p.CardW, p.CardH)
+	st := canonicalPrintedStyle(f, float64(p.CardH)/float64(p.CardW))
+	drawFace(&c, f, &st)
+	c.cutCorners(cardCorner)
+	if d := meanAbsDiff(got, c.rgba()); d != 0 {
+		t.Errorf("PrintedCanonical face differs from the canonical printed style by %.2f", d)
+	}
+	if d := meanAbsDiff(got, newRenderer(t, DefaultParams(), 1).Face(f)); d < 5 {
+		t.Errorf("PrintedCanonical face differs from the default face by only %.2f", d)
+	}
+}
+
+// Printed is a probability: Scaled scales and caps it, Validate rejects it
+// outside 0..1, and Printed 1 draws only printed faces.
+func TestPrintedParams(t *testing.T) {
+	p := DefaultParams()
+	if p.Printed != 0 || p.PrintedCanonical {
+		t.Errorf("default Printed %v, PrintedCanonical %v: want 0, false", p.Printed, p.PrintedCanonical)
+	}
+	p.Printed = 0.6
+	if s := p.Scaled(0.5).Printed; math.Abs(s-0.3) > 1e-12 {
+		t.Errorf("Scaled(0.5).Printed = %v", s)
+	}
+	if s := p.Scaled(3).Printed; s != 1 {
+		t.Errorf("Scaled(3).Printed = %v, want 1", s)
+	}
+	for _, bad := range []float64{-0.1, 1.01, math.NaN()} {
+		p.Printed = bad
+		if _, err := New(p, 1); !errors.Is(err, ErrParams) {
+			t.Errorf("Printed %v: New error %v, want ErrParams", bad, err)
+		}
+	}
+}
+
+func BenchmarkSamplePrinted(b *testing.B) {
+	p := DefaultParams()
+	p.BackFraction, p.Printed = 0, 1
+	r := newRenderer(b, p, 1)
+	dst := image.NewRGBA(image.Rect(0, 0, 32, 48))
+	r.SampleInto(dst)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.SampleInto(dst)
+	}
 }
