@@ -90,7 +90,7 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 	if img.Empty() || img.Channels() != 3 {
 		return nil, fmt.Errorf("identify: want a 3-channel BGR image, got %dx%d with %d channels", img.Cols(), img.Rows(), img.Channels())
 	}
-	quads := FindCards(img, id.detect(img.Cols(), img.Rows()))
+	quads := FindCardsInPhoto(img, id.detect(img.Cols(), img.Rows()))
 	if len(quads) == 0 {
 		return nil, nil
 	}
