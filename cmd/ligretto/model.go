@@ -36,6 +36,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
 	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
 	facesOnly := fs.Bool("faces-only", false, "score the faces alone (the same faces, about 20 times sooner; no back figures)")
+	printed := fs.Float64("printed", 0, "with --faces-only: the share of faces drawn in the real Ligretto print's style (1: all)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	nets := networkFlags(fs)
 	useGorgonia := fs.Bool("gorgonia", false, "classify with the gorgonia graph instead of the fast path")
@@ -65,6 +66,15 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	evaluate := training.Evaluate
 	if *facesOnly {
 		evaluate = training.EvaluateFaces
+	}
+	if *printed != 0 {
+		if !*facesOnly || *printed < 0 || *printed > 1 {
+			return fmt.Errorf("--printed %g: want a share in 0..1, with --faces-only", *printed)
+		}
+		share := *printed
+		evaluate = func(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (training.Report, error) {
+			return training.EvaluatePrintedFaces(p, cfg, seed, n, share, progress)
+		}
 	}
 	var reps []training.Report
 	for _, s := range seeds {

@@ -56,7 +56,7 @@ const backStream = 0xbac6
 // (model.ClassifyBacks), by the nearest of 12 prototypes, each the mean
 // embedding of EnrolShots crops.
 func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (Report, error) {
-	return evaluate(p, cfg, seed, n, true, progress)
+	return evaluate(p, cfg, seed, n, true, 0, progress)
 }
 
 // EvaluateFaces scores the faces of Evaluate(seed, n) alone: the very same
@@ -65,12 +65,19 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 // twenty times sooner (a back is read twenty times, a face twice). Side is
 // then scored on faces only; Backs is 0 and the back figures mean nothing.
 func EvaluateFaces(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (Report, error) {
-	return evaluate(p, cfg, seed, n, false, progress)
+	return evaluate(p, cfg, seed, n, false, 0, progress)
 }
 
-func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks bool, progress func(done, total int)) (Report, error) {
+// EvaluatePrintedFaces is EvaluateFaces with a share (0..1) of the faces
+// drawn in the real Ligretto print's style (synth.Params.Printed).
+func EvaluatePrintedFaces(p model.Predictor, cfg model.Config, seed uint64, n int, printed float64, progress func(done, total int)) (Report, error) {
+	return evaluate(p, cfg, seed, n, false, printed, progress)
+}
+
+func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks bool, printed float64, progress func(done, total int)) (Report, error) {
 	sp := synth.DefaultParams()
 	sp.W, sp.H = cfg.Width, cfg.Height
+	sp.Printed = printed
 	r, err := synth.New(sp, seed)
 	if err != nil {
 		return Report{}, err
