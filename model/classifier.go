@@ -16,6 +16,7 @@ const DefaultClassifierBatch = 32
 // use Fast, which computes the same outputs.
 type Classifier struct {
 	cfg    Config
+	temps  Temperatures
 	net    *net
 	vm     G.VM
 	input  *tensor.Dense
@@ -41,7 +42,7 @@ func NewClassifier(w *Weights, batch int) (*Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Classifier{cfg: w.Config.clone(), net: n}
+	c := &Classifier{cfg: w.Config.clone(), temps: w.Temperatures, net: n}
 	c.vm = G.NewTapeMachine(n.g, G.EvalMode(), G.WithEngine(vmEngine))
 	// The machine sets the batch-norm ops to eval mode; only then are the
 	// statistics set (a training-mode switch would reset them).
@@ -62,13 +63,13 @@ func (c *Classifier) Batch() int { return c.net.batch }
 // Classify runs the network on the crops, each read both ways up
 // (withTurned), in graph-sized batches.
 func (c *Classifier) Classify(crops []Crop) ([]Prediction, error) {
-	return classifyWith(c.cfg, c.forward, crops, true)
+	return classifyWith(c.cfg, c.temps, c.forward, crops, true)
 }
 
 // ClassifyAsIs runs the network on the crops, each read once (see
 // Predictor).
 func (c *Classifier) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
-	return classifyWith(c.cfg, c.forward, crops, false)
+	return classifyWith(c.cfg, c.temps, c.forward, crops, false)
 }
 
 // forward returns the raw outputs for the crops.

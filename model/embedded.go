@@ -16,11 +16,22 @@ var (
 	embeddedSecond []byte
 )
 
-// Default returns the committed weights, embedded in the binary.
+// Default returns the committed weights, embedded in the binary, with
+// their committed temperatures (weights/temperature.json). Temperatures
+// fitted for other weights (the weights trained again, the temperatures
+// not fitted again) are an error: a confidence that means nothing would
+// pass for one that does.
 func Default() (*Weights, error) {
-	w, err := DecodeWeights(embeddedWeights)
+	return decodeEmbedded("card.weights", embeddedWeights)
+}
+
+func decodeEmbedded(name string, b []byte) (*Weights, error) {
+	w, err := DecodeWeights(b)
 	if err != nil {
-		return nil, fmt.Errorf("embedded weights: %w", err)
+		return nil, fmt.Errorf("embedded %s: %w", name, err)
+	}
+	if w.Temperatures, err = embeddedTemperaturesFor(name, b); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
@@ -28,11 +39,7 @@ func Default() (*Weights, error) {
 // DefaultSecond returns the committed second network's weights, embedded
 // in the binary.
 func DefaultSecond() (*Weights, error) {
-	w, err := DecodeWeights(embeddedSecond)
-	if err != nil {
-		return nil, fmt.Errorf("embedded second weights: %w", err)
-	}
-	return w, nil
+	return decodeEmbedded("second.weights", embeddedSecond)
 }
 
 // DefaultPredictor returns the committed networks on the fast path, as the
@@ -61,4 +68,10 @@ func DefaultPredictor() (*Weights, Predictor, error) {
 		return nil, nil, err
 	}
 	return w, pair, nil
+}
+
+// EmbeddedWeightsFiles returns copies of the committed weights files as
+// embedded: the network's and the second network's.
+func EmbeddedWeightsFiles() (first, second []byte) {
+	return append([]byte(nil), embeddedWeights...), append([]byte(nil), embeddedSecond...)
 }

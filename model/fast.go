@@ -18,6 +18,7 @@ import (
 // takes its scratch buffers from a pool.
 type Fast struct {
 	cfg   Config
+	temps Temperatures
 	convs []fastConv
 	fc    fastDense
 	heads [4]fastDense // side, colour, number, embed
@@ -59,7 +60,7 @@ func NewFast(w *Weights) (*Fast, error) {
 		return nil, err
 	}
 	cfg := w.Config.clone()
-	f := &Fast{cfg: cfg}
+	f := &Fast{cfg: cfg, temps: w.Temperatures}
 	f.pool.New = func() any { return new(fastScratch) }
 	in, h, wd := 3, cfg.Height, cfg.Width
 	for i, cout := range cfg.Channels {
@@ -104,13 +105,13 @@ func (f *Fast) Config() Config { return f.cfg.clone() }
 // Classify runs the network on the crops, each read both ways up
 // (withTurned).
 func (f *Fast) Classify(crops []Crop) ([]Prediction, error) {
-	return classifyWith(f.cfg, f.forward, crops, true)
+	return classifyWith(f.cfg, f.temps, f.forward, crops, true)
 }
 
 // ClassifyAsIs runs the network on the crops, each read once (see
 // Predictor).
 func (f *Fast) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
-	return classifyWith(f.cfg, f.forward, crops, false)
+	return classifyWith(f.cfg, f.temps, f.forward, crops, false)
 }
 
 // Close does nothing; it is there for Predictor.

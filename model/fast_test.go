@@ -256,7 +256,7 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, oneT := predictions(raw, len(crops), cfg.EmbedDim), predictions(rawT, len(crops), cfg.EmbedDim)
+	one, oneT := predictions(raw, len(crops), cfg.EmbedDim, fast.temps), predictions(rawT, len(crops), cfg.EmbedDim, fast.temps)
 	asIs, err := fast.ClassifyAsIs(crops)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 		colour: append(slices.Clone(raw.colour), rawT.colour...),
 		number: append(slices.Clone(raw.number), rawT.number...),
 		emb:    append(slices.Clone(raw.emb), rawT.emb...),
-	}, len(crops), cfg.EmbedDim)
+	}, len(crops), cfg.EmbedDim, fast.temps)
 	meanChecked := 0
 	for i := range crops {
 		if d := maxAbsDiff(p[i].NumberProbs[:], q[i].NumberProbs[:]); d > 1e-6 {
@@ -281,7 +281,7 @@ func TestClassify_ReadsBothWaysUp(t *testing.T) {
 		if d := maxAbsDiff(p[i].Embedding, q[i].Embedding); d > 1e-6 {
 			t.Errorf("crop %d: turned crop's embedding differs by %g", i, d)
 		}
-		if twoWay[i].Side == SideFace && twoWay[i].FaceConfidence() < RereadBelow {
+		if twoWay[i].Side == SideFace && twoWay[i].RawFaceConfidence() < RereadBelow {
 			continue // read again from moved views: TestClassify_RereadsUnsureFacesOnly
 		}
 		meanChecked++

@@ -61,9 +61,25 @@ func cropFromPacked(pix []byte, width, height, ri, gi, bi int) (Crop, error) {
 	return c, nil
 }
 
+// Probs are a reading's probabilities, head by head.
+type Probs struct {
+	Side   [NumSides]float32
+	Colour [NumColours]float32
+	Number [NumNumbers]float32 // Number[i] is for number i+1
+}
+
 // Prediction is what the network says about one crop. For a back, the face
 // fields are still filled but mean nothing; for a face, Embedding is filled
 // but means little.
+//
+// The probabilities (SideProbs, ColourProbs, NumberProbs, the *Prob fields
+// and FaceConfidence) are calibrated: each reading's logits are divided by
+// the network's Temperatures before the softmax, so that a face read p
+// sure is read right about a share p of the time. Raw holds the same
+// readings without temperatures. Side, Colour and Number are the argmax of
+// Raw, and whether a face is read again (rereadUnsure, SecondOpinion)
+// hangs on RawFaceConfidence: temperatures change what a reading says of
+// itself, not which card it reads or which faces are looked at twice.
 type Prediction struct {
 	Side       int     // SideFace or SideBack
 	SideProb   float32 // probability of Side
@@ -75,6 +91,9 @@ type Prediction struct {
 	SideProbs   [NumSides]float32
 	ColourProbs [NumColours]float32
 	NumberProbs [NumNumbers]float32 // NumberProbs[i] is for number i+1
+
+	// Raw are the probabilities without temperatures.
+	Raw Probs
 
 	// Embedding is the L2-normalised back embedding: Config.EmbedDim values
 	// from Classify, Config.BackEmbeddingLen from ClassifyBacks.
@@ -90,11 +109,29 @@ func (p Prediction) Face() referee.Face {
 	return referee.Face{Colour: referee.Colours[p.Colour], Number: p.Number}
 }
 
-// FaceConfidence is the probability of the predicted face: face side times
-// colour times number.
+// FaceConfidence is the calibrated probability of the predicted face:
+// face side times colour times number. Under SureAt the face is unsure.
 func (p Prediction) FaceConfidence() float32 {
 	return p.SideProbs[SideFace] * p.ColourProb * p.NumberProb
 }
+
+// RawFaceConfidence is FaceConfidence without temperatures: what the
+// re-read of unsure faces (RereadBelow) and the second opinion compare.
+func (p Prediction) RawFaceConfidence() float32 {
+	return p.Raw.Side[SideFace] * p.Raw.Colour[p.Colour] * p.Raw.Number[p.Number-1]
+}
+
+// Unsure reports whether the prediction is a face read less than SureAt
+// sure (calibrated).
+func (p Prediction) Unsure() bool {
+	return p.Side == SideFace && p.FaceConfidence() < SureAt
+}
+
+// SureAt is the calibrated face confidence from which a face reading is
+// sure: a reading under it is reported unsure (identify), and the vision
+// pipeline calls no foul on it (docs/model.md, "Confidence", for the seed
+// it was chosen on and how rare misreads are above it).
+const SureAt = 0.9
 
 // rawOutputs holds the network outputs for a batch, row-major (N,k).
 type rawOutputs struct {
@@ -120,6 +157,23 @@ func softmax(dst, logits []float32) int {
 		dst[i] = float32(float64(dst[i]) / sum)
 	}
 	return best
+}
+
+// softmaxT writes the softmax of logits / t into dst (t 0 or 1: none).
+func softmaxT(dst, logits []float32, t float64) {
+	if t == 0 || t == 1 {
+		softmax(dst, logits)
+		return
+	}
+	var scaled [NumNumbers]float32
+	s := scaled[:len(logits)]
+	if len(logits) > len(scaled) {
+		s = make([]float32, len(logits))
+	}
+	for i, v := range logits {
+		s[i] = float32(float64(v) / t)
+	}
+	softmax(dst, s)
 }
 
 // withTurned returns the crops followed by each crop turned half a turn.
@@ -150,15 +204,16 @@ func withTurned(crops []Crop, width, height int) []Crop {
 // twoWayPredictions turns the raw outputs of n crops followed by the same
 // crops turned (withTurned) into n predictions: probabilities are the mean
 // of the two readings', the embedding the normalised mean of the two.
-func twoWayPredictions(r rawOutputs, n, embDim int) []Prediction {
-	both := predictions(r, 2*n, embDim)
+func twoWayPredictions(r rawOutputs, n, embDim int, t Temperatures) []Prediction {
+	both := predictions(r, 2*n, embDim, t)
 	out := both[:n]
 	for i := range out {
 		p, q := &out[i], &both[n+i]
 		for k := range p.SideProbs {
 			p.SideProbs[k] = (p.SideProbs[k] + q.SideProbs[k]) / 2
+			p.Raw.Side[k] = (p.Raw.Side[k] + q.Raw.Side[k]) / 2
 		}
-		p.Side = argmax(p.SideProbs[:])
+		p.Side = argmax(p.Raw.Side[:])
 		p.SideProb = p.SideProbs[p.Side]
 		p.meanFace(both[n+i : n+i+1])
 		p.Embedding = MeanEmbedding(p.Embedding, q.Embedding)
@@ -166,34 +221,38 @@ func twoWayPredictions(r rawOutputs, n, embDim int) []Prediction {
 	return out
 }
 
-// meanFace makes p's colour and number probabilities the mean of its own
-// and those of the other readings of the same crop, and its colour and
-// number the likeliest.
+// meanFace makes p's colour and number probabilities, calibrated and raw,
+// the mean of its own and those of the other readings of the same crop,
+// and its colour and number the likeliest by the raw mean.
 func (p *Prediction) meanFace(others []Prediction) {
 	for _, q := range others {
 		for k := range p.ColourProbs {
 			p.ColourProbs[k] += q.ColourProbs[k]
+			p.Raw.Colour[k] += q.Raw.Colour[k]
 		}
 		for k := range p.NumberProbs {
 			p.NumberProbs[k] += q.NumberProbs[k]
+			p.Raw.Number[k] += q.Raw.Number[k]
 		}
 	}
 	readings := float32(len(others) + 1)
 	for k := range p.ColourProbs {
 		p.ColourProbs[k] /= readings
+		p.Raw.Colour[k] /= readings
 	}
 	for k := range p.NumberProbs {
 		p.NumberProbs[k] /= readings
+		p.Raw.Number[k] /= readings
 	}
-	p.Colour = argmax(p.ColourProbs[:])
+	p.Colour = argmax(p.Raw.Colour[:])
 	p.ColourProb = p.ColourProbs[p.Colour]
-	p.Number = argmax(p.NumberProbs[:]) + 1
+	p.Number = argmax(p.Raw.Number[:]) + 1
 	p.NumberProb = p.NumberProbs[p.Number-1]
 }
 
 // classifyWith runs forward (a path's raw forward pass) on the crops, each
-// read both ways up or once as it is.
-func classifyWith(cfg Config, forward func([]Crop) (rawOutputs, error), crops []Crop, bothWays bool) ([]Prediction, error) {
+// read both ways up or once as it is, with the network's temperatures t.
+func classifyWith(cfg Config, t Temperatures, forward func([]Crop) (rawOutputs, error), crops []Crop, bothWays bool) ([]Prediction, error) {
 	if err := checkCrops(cfg, crops); err != nil {
 		return nil, err
 	}
@@ -205,21 +264,21 @@ func classifyWith(cfg Config, forward func([]Crop) (rawOutputs, error), crops []
 		if err != nil {
 			return nil, err
 		}
-		return predictions(r, len(crops), cfg.EmbedDim), nil
+		return predictions(r, len(crops), cfg.EmbedDim, t), nil
 	}
 	r, err := forward(withTurned(crops, cfg.Width, cfg.Height))
 	if err != nil {
 		return nil, err
 	}
-	preds := twoWayPredictions(r, len(crops), cfg.EmbedDim)
-	if err := rereadUnsure(cfg, forward, crops, preds); err != nil {
+	preds := twoWayPredictions(r, len(crops), cfg.EmbedDim, t)
+	if err := rereadUnsure(cfg, t, forward, crops, preds); err != nil {
 		return nil, err
 	}
 	return preds, nil
 }
 
-// RereadBelow is the face confidence under which a face is read again
-// (rereadUnsure). Most card misreads are less sure than this (10 of 11 in
+// RereadBelow is the raw face confidence (RawFaceConfidence, without
+// temperatures) under which a face is read again (rereadUnsure). Most card misreads are less sure than this (10 of 11 in
 // a sample), and one rendered face in about 130 is.
 const RereadBelow = 0.9
 
@@ -242,10 +301,10 @@ var rereadShifts = [12][2]int{
 // gives it the mean colour and number probabilities of its thirteen
 // readings; side and embedding stay. Backs and sure faces cost nothing
 // more; an unsure face costs 26 readings more.
-func rereadUnsure(cfg Config, forward func([]Crop) (rawOutputs, error), crops []Crop, preds []Prediction) error {
+func rereadUnsure(cfg Config, t Temperatures, forward func([]Crop) (rawOutputs, error), crops []Crop, preds []Prediction) error {
 	var unsure []int
 	for i, p := range preds {
-		if p.Side == SideFace && p.FaceConfidence() < RereadBelow {
+		if p.Side == SideFace && p.RawFaceConfidence() < RereadBelow {
 			unsure = append(unsure, i)
 		}
 	}
@@ -263,7 +322,7 @@ func rereadUnsure(cfg Config, forward func([]Crop) (rawOutputs, error), crops []
 	if err != nil {
 		return err
 	}
-	again := twoWayPredictions(r, len(views), cfg.EmbedDim)
+	again := twoWayPredictions(r, len(views), cfg.EmbedDim, t)
 	for j, i := range unsure {
 		preds[i].meanFace(again[j*k : (j+1)*k])
 	}
@@ -287,16 +346,21 @@ func shifted(c Crop, width, height, dx, dy int) Crop {
 	return out
 }
 
-// predictions turns raw outputs of n samples into predictions.
-func predictions(r rawOutputs, n, embDim int) []Prediction {
+// predictions turns raw outputs of n samples into predictions, the
+// calibrated probabilities with temperatures t.
+func predictions(r rawOutputs, n, embDim int, t Temperatures) []Prediction {
 	out := make([]Prediction, n)
 	for i := range out {
 		p := &out[i]
-		p.Side = softmax(p.SideProbs[:], r.side[i*NumSides:(i+1)*NumSides])
+		side, colour, number := r.side[i*NumSides:(i+1)*NumSides], r.colour[i*NumColours:(i+1)*NumColours], r.number[i*NumNumbers:(i+1)*NumNumbers]
+		p.Side = softmax(p.Raw.Side[:], side)
+		softmaxT(p.SideProbs[:], side, t.Side)
 		p.SideProb = p.SideProbs[p.Side]
-		p.Colour = softmax(p.ColourProbs[:], r.colour[i*NumColours:(i+1)*NumColours])
+		p.Colour = softmax(p.Raw.Colour[:], colour)
+		softmaxT(p.ColourProbs[:], colour, t.Colour)
 		p.ColourProb = p.ColourProbs[p.Colour]
-		k := softmax(p.NumberProbs[:], r.number[i*NumNumbers:(i+1)*NumNumbers])
+		k := softmax(p.Raw.Number[:], number)
+		softmaxT(p.NumberProbs[:], number, t.Number)
 		p.Number = k + 1
 		p.NumberProb = p.NumberProbs[k]
 		p.Embedding = normalized(r.emb[i*embDim : (i+1)*embDim])

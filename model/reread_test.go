@@ -34,11 +34,11 @@ func TestClassify_RereadsUnsureFacesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	once := twoWayPredictions(raw, len(crops), cfg.EmbedDim)
+	once := twoWayPredictions(raw, len(crops), cfg.EmbedDim, fast.temps)
 	sure, unsure := 0, 0
 	for i, p := range once {
 		g := got[i]
-		if p.Side != SideFace || p.FaceConfidence() >= RereadBelow {
+		if p.Side != SideFace || p.RawFaceConfidence() >= RereadBelow {
 			sure++
 			if g.ColourProbs != p.ColourProbs || g.NumberProbs != p.NumberProbs || g.Colour != p.Colour || g.Number != p.Number {
 				t.Errorf("crop %d, read %.3f sure: changed from %v to %v", i, p.FaceConfidence(), p.Face(), g.Face())
@@ -54,16 +54,18 @@ func TestClassify_RereadsUnsureFacesOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := p.ColourProbs
-		for _, q := range twoWayPredictions(rv, len(views), cfg.EmbedDim) {
+		want, wantRaw := p.ColourProbs, p.Raw.Colour
+		for _, q := range twoWayPredictions(rv, len(views), cfg.EmbedDim, fast.temps) {
 			for c := range want {
 				want[c] += q.ColourProbs[c]
+				wantRaw[c] += q.Raw.Colour[c]
 			}
 		}
 		for c := range want {
 			want[c] /= float32(len(views) + 1)
+			wantRaw[c] /= float32(len(views) + 1)
 		}
-		if d := maxAbsDiff(want[:], g.ColourProbs[:]); d > 1e-6 || g.Colour != argmax(want[:]) {
+		if d := maxAbsDiff(want[:], g.ColourProbs[:]); d > 1e-6 || maxAbsDiff(wantRaw[:], g.Raw.Colour[:]) > 1e-6 || g.Colour != argmax(wantRaw[:]) {
 			t.Errorf("crop %d, read %.3f sure: colour probabilities %v, want the mean of thirteen readings %v", i, p.FaceConfidence(), g.ColourProbs, want)
 		}
 		if g.Side != p.Side || g.SideProbs != p.SideProbs || maxAbsDiff(g.Embedding, p.Embedding) != 0 {
@@ -89,8 +91,8 @@ func BenchmarkClassifyFastRendered(b *testing.B) {
 		b.Fatal(err)
 	}
 	reread := 0
-	for _, p := range twoWayPredictions(raw, len(crops), cfg.EmbedDim) {
-		if p.Side == SideFace && p.FaceConfidence() < RereadBelow {
+	for _, p := range twoWayPredictions(raw, len(crops), cfg.EmbedDim, fast.temps) {
+		if p.Side == SideFace && p.RawFaceConfidence() < RereadBelow {
 			reread++
 		}
 	}

@@ -7,7 +7,8 @@ import (
 
 // SecondOpinion is a Predictor of two networks: First reads every crop, and
 // Second reads again only the faces First is less than RereadBelow sure of
-// (after its own re-read). Such a face takes the mean of the two networks'
+// (after its own re-read; RawFaceConfidence). Each network reads with its
+// own temperatures, fitted for its own weights. Such a face takes the mean of the two networks'
 // colour and number probabilities; side and embedding are always First's,
 // so back prototypes enrolled through a SecondOpinion match those of First
 // alone. Two networks trained apart misread different faces: an unsure
@@ -60,7 +61,7 @@ func (s *SecondOpinion) classify(crops []Crop, read func(Predictor, []Crop) ([]P
 	var unsure []int
 	var again []Crop
 	for i, p := range preds {
-		if p.Side == SideFace && p.FaceConfidence() < RereadBelow {
+		if p.Side == SideFace && p.RawFaceConfidence() < RereadBelow {
 			unsure = append(unsure, i)
 			again = append(again, crops[i])
 		}

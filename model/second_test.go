@@ -42,7 +42,7 @@ func TestSecondOpinion_OnlyUnsureFacesAsked(t *testing.T) {
 			if g.Side != p.Side || g.SideProbs != p.SideProbs || maxAbsDiff(g.Embedding, p.Embedding) != 0 {
 				t.Errorf("%s crop %d: side or embedding not First's", way.name, i)
 			}
-			if p.Side != SideFace || p.FaceConfidence() >= RereadBelow {
+			if p.Side != SideFace || p.RawFaceConfidence() >= RereadBelow {
 				sure++
 				if g.ColourProbs != p.ColourProbs || g.NumberProbs != p.NumberProbs {
 					t.Errorf("%s crop %d, %.3f sure: changed from %v to %v", way.name, i, p.FaceConfidence(), p.Face(), g.Face())
@@ -50,11 +50,12 @@ func TestSecondOpinion_OnlyUnsureFacesAsked(t *testing.T) {
 				continue
 			}
 			unsure++
-			var want [NumNumbers]float32
+			var want, wantRaw [NumNumbers]float32
 			for k := range want {
 				want[k] = (p.NumberProbs[k] + two[i].NumberProbs[k]) / 2
+				wantRaw[k] = (p.Raw.Number[k] + two[i].Raw.Number[k]) / 2
 			}
-			if d := maxAbsDiff(want[:], g.NumberProbs[:]); d > 1e-6 || g.Number != argmax(want[:])+1 {
+			if d := maxAbsDiff(want[:], g.NumberProbs[:]); d > 1e-6 || g.Number != argmax(wantRaw[:])+1 {
 				t.Errorf("%s crop %d: number probabilities %v, want the mean of both networks' %v", way.name, i, g.NumberProbs, want)
 			}
 		}
@@ -121,7 +122,7 @@ func TestSecondOpinion_MoreNetworksMeaned(t *testing.T) {
 	three, _ := nets[1].ClassifyAsIs(crops)
 	unsure := 0
 	for i, p := range one {
-		if p.Side != SideFace || p.FaceConfidence() >= RereadBelow {
+		if p.Side != SideFace || p.RawFaceConfidence() >= RereadBelow {
 			if got[i].ColourProbs != p.ColourProbs {
 				t.Errorf("crop %d, sure: colour changed", i)
 			}

@@ -28,6 +28,10 @@ type Tensor struct {
 type Weights struct {
 	Config  Config
 	Tensors []Tensor
+	// Temperatures calibrate the network's probabilities (zero: none).
+	// They are not in the weights file: temperature.json beside it holds
+	// them, pinned to the file's SHA-256 (Default, LoadWeights).
+	Temperatures Temperatures
 }
 
 type tensorKind int
@@ -143,7 +147,7 @@ func (w *Weights) Tensor(name string) *Tensor {
 
 // Clone returns a deep copy.
 func (w *Weights) Clone() *Weights {
-	c := &Weights{Config: w.Config.clone(), Tensors: make([]Tensor, len(w.Tensors))}
+	c := &Weights{Config: w.Config.clone(), Tensors: make([]Tensor, len(w.Tensors)), Temperatures: w.Temperatures}
 	for i, t := range w.Tensors {
 		c.Tensors[i] = Tensor{Name: t.Name, Shape: slices.Clone(t.Shape), Data: slices.Clone(t.Data)}
 	}
@@ -282,15 +286,22 @@ func (w *Weights) Save(path string) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// LoadWeights reads a weights file written by Save or WriteTo.
+// LoadWeights reads a weights file written by Save or WriteTo, with its
+// temperatures: those of the temperature.json beside it, whose entry of
+// the file's name must have the file's SHA-256 (another is an error
+// wrapping ErrTemperatures), else the committed ones of the same SHA-256.
+// With none, Temperatures is zero: the probabilities are the network's
+// own, uncalibrated.
 func LoadWeights(path string) (*Weights, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	w, err := ReadWeights(f)
+	w, err := DecodeWeights(b)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if w.Temperatures, err = temperaturesFor(path, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return w, nil

@@ -55,13 +55,17 @@ type MatchSetup struct {
 // GameState is what viewers receive on the DataChannel and what
 // GET /api/state returns. Its JSON shape is the page's contract.
 type GameState struct {
-	Version   uint64             `json:"version"` // increases with every change
-	Phase     referee.Phase      `json:"phase"`
-	Round     int                `json:"round"`
-	Players   []PlayerView       `json:"players"` // seat order
-	Piles     []referee.PileView `json:"piles"`
-	StoppedBy string             `json:"stopped_by,omitempty"`
-	Deadlock  bool               `json:"deadlock,omitempty"`
+	Version uint64             `json:"version"` // increases with every change
+	Phase   referee.Phase      `json:"phase"`
+	Round   int                `json:"round"`
+	Players []PlayerView       `json:"players"` // seat order
+	Piles   []referee.PileView `json:"piles"`
+	// Unsure lists the piles (IDs) whose top card the camera reads
+	// unsure at the moment: the page shows "?" for them until it reads
+	// them sure again.
+	Unsure    []int  `json:"unsure,omitempty"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	Deadlock  bool   `json:"deadlock,omitempty"`
 	// Feed holds the latest verdicts, oldest first, across rounds.
 	Feed  []FeedItem `json:"feed"`
 	Match MatchView  `json:"match"`

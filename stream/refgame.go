@@ -27,6 +27,7 @@ type RefereeGame struct {
 	version uint64
 	changed chan struct{}
 	now     func() time.Time
+	unsure  []int // piles read unsure (SetUnsure)
 }
 
 // NewRefereeGame wraps ref. roster is who plays the next match started from
@@ -139,6 +140,18 @@ func (g *RefereeGame) EnrolBack(player, back string) error {
 	return nil
 }
 
+// SetUnsure records which piles' tops the camera reads unsure now
+// (GameState.Unsure); viewers hear of it only when the list changes.
+func (g *RefereeGame) SetUnsure(piles []int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if slices.Equal(g.unsure, piles) {
+		return
+	}
+	g.unsure = slices.Clone(piles)
+	g.touchLocked()
+}
+
 // RefereeState returns the referee's own state: what a source that
 // annotates its frames with the calls (the demo) draws.
 func (g *RefereeGame) RefereeState() referee.State {
@@ -156,6 +169,11 @@ func (g *RefereeGame) State() GameState {
 		Deadlock: st.Deadlock, Feed: slices.Clone(g.feed), Roster: slices.Clone(g.roster), Players: []PlayerView{}}
 	if gs.Piles == nil {
 		gs.Piles = []referee.PileView{}
+	}
+	for _, id := range g.unsure {
+		if slices.ContainsFunc(gs.Piles, func(p referee.PileView) bool { return p.ID == id }) {
+			gs.Unsure = append(gs.Unsure, id)
+		}
 	}
 	if gs.Feed == nil {
 		gs.Feed = []FeedItem{}

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"image"
+	"slices"
 	"testing"
 
 	"ligretto/referee"
@@ -152,5 +153,37 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if _, err := New(Config{UDPAddr: "127.0.0.1:0"}, nil, nil); !errors.Is(err, ErrConfig) {
 		t.Fatalf("nil source: %v", err)
+	}
+}
+
+// The piles whose tops the camera reads unsure reach the viewers'
+// state (the page shows "?" for them), only while the referee knows
+// them, and a change of the list is a change of the state.
+func TestRefereeGame_SetUnsureShowsInState(t *testing.T) {
+	g := NewRefereeGame(referee.New(), nil)
+	if err := g.NewMatch(MatchSetup{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.StartRound(); err != nil {
+		t.Fatal(err)
+	}
+	one := referee.Face{Colour: referee.Red, Number: 1}
+	if _, err := g.Apply(referee.Observation{Kind: referee.ObsPileNew, Pile: 1, Card: &one, By: "camera"}); err != nil {
+		t.Fatal(err)
+	}
+	v := g.State().Version
+	g.SetUnsure([]int{1, 7})
+	st := g.State()
+	if !slices.Equal(st.Unsure, []int{1}) || st.Version == v {
+		t.Errorf("unsure %v (version %d after %d), want [1] (pile 7 is unknown) and a new version", st.Unsure, st.Version, v)
+	}
+	v = st.Version
+	g.SetUnsure([]int{1, 7})
+	if g.State().Version != v {
+		t.Error("the same list again changed the version")
+	}
+	g.SetUnsure(nil)
+	if st := g.State(); len(st.Unsure) != 0 {
+		t.Errorf("unsure %v after none, want none", st.Unsure)
 	}
 }

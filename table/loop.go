@@ -32,6 +32,13 @@ type Referee interface {
 	State() referee.State
 }
 
+// UnsureSink is a Referee that also shows which piles' tops the camera
+// reads unsure at the moment (the spectators' page shows "?" there):
+// the loop tells it after every frame.
+type UnsureSink interface {
+	SetUnsure(piles []int)
+}
+
 // Shot is what a source says of the frame it just gave.
 type Shot struct {
 	// TimeMS is when the frame was taken, in ms from the source's start.
@@ -619,6 +626,9 @@ func (l *Loop) observe(frame gocv.Mat, tMS int64) error {
 		return err
 	}
 	l.apply(obs)
+	if u, ok := l.ref.(UnsureSink); ok {
+		u.SetUnsure(l.pipe.UnsurePiles())
+	}
 	return nil
 }
 

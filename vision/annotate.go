@@ -20,6 +20,7 @@ var (
 	PileColour      = color.RGBA{0, 255, 255, 255}   // cyan: a pile the referee knows
 	FoundColour     = color.RGBA{200, 200, 200, 255} // grey: a card found, not read yet
 	CentreColour    = color.RGBA{90, 160, 160, 255}  // the centre area
+	UnsureColour    = color.RGBA{235, 235, 235, 255} // the label of a pile whose top reads unsure: "#3 ?"
 )
 
 var faceRGB = map[referee.Colour]color.RGBA{
@@ -46,6 +47,9 @@ type PileAnnotation struct {
 	Outline Quad            // in camera pixels
 	Reading referee.Face    // the committed reading (ID > 0)
 	Verdict referee.Verdict // the referee's last call on the pile's plays
+	// Unsure: the latest reading of the pile's top was unsure (under
+	// model.SureAt); it is drawn as "?" until a reading is sure.
+	Unsure bool
 }
 
 // Illegal reports whether the referee's last call on the pile was a violation.
@@ -74,7 +78,7 @@ func (p *Pipeline) Annotations(st referee.State) []PileAnnotation {
 		if pl.id == 0 && pl.seen != p.frame {
 			continue // a passing find that may never become a pile
 		}
-		a := PileAnnotation{ID: pl.id, Reading: pl.committed, Verdict: last[pl.id]}
+		a := PileAnnotation{ID: pl.id, Reading: pl.committed, Verdict: last[pl.id], Unsure: pl.id > 0 && pl.unsure}
 		for i, c := range pl.quad {
 			a.Outline[i] = p.view.centreToCamera(float64(c.X), float64(c.Y))
 		}
@@ -133,7 +137,12 @@ func (p *Pipeline) Annotate(frame *gocv.Mat, st referee.State) error {
 		if a.Reading.Colour == referee.Yellow {
 			fg = black
 		}
-		label(frame, fmt.Sprintf("#%d %s", a.ID, ShortFace(a.Reading)), image.Pt(top.X, top.Y-th(6)), 0.5*k, bg, fg, alignCentre|alignBottom)
+		text := fmt.Sprintf("#%d %s", a.ID, ShortFace(a.Reading))
+		if a.Unsure {
+			// What lies there now is not known: no colour, no number.
+			text, bg, fg = fmt.Sprintf("#%d ?", a.ID), UnsureColour, black
+		}
+		label(frame, text, image.Pt(top.X, top.Y-th(6)), 0.5*k, bg, fg, alignCentre|alignBottom)
 		if a.Illegal() {
 			// The rule on the card itself, the reason under it.
 			label(frame, string(a.Verdict.Rule), centre, 0.8*k, ViolationColour, white, alignCentre|alignMiddle)

@@ -570,7 +570,7 @@ func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 		a.t.Crops += len(crops)
 		for i, k := range todo {
 			p := preds[i]
-			next[k].face, next[k].ok = p.Face(), !p.IsBack() && float64(p.FaceConfidence()) >= a.cfg.MinConfidence
+			next[k].face, next[k].ok = p.Face(), !p.IsBack() && float64(p.RawFaceConfidence()) >= a.cfg.MinConfidence
 		}
 	}
 	a.t.Classify += time.Since(t1)

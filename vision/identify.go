@@ -25,13 +25,16 @@ const MinBackSimilarity = 0.5
 
 // Found is one card found in an image.
 type Found struct {
-	Corners    Quad         `json:"corners"`
-	Side       string       `json:"side"` // "face" or "back"
-	Colour     string       `json:"colour,omitempty"`
-	Number     int          `json:"number,omitempty"`
-	Back       string       `json:"back,omitempty"` // the nearest enrolled back, or "unknown"
-	Confidence float64      `json:"confidence"`
-	Face       referee.Face `json:"-"`
+	Corners    Quad    `json:"corners"`
+	Side       string  `json:"side"` // "face" or "back"
+	Colour     string  `json:"colour,omitempty"`
+	Number     int     `json:"number,omitempty"`
+	Back       string  `json:"back,omitempty"` // the nearest enrolled back, or "unknown"
+	Confidence float64 `json:"confidence"`
+	// Unsure: a face read less than model.SureAt sure (Confidence, the
+	// calibrated face confidence): the colour and number are a guess.
+	Unsure bool         `json:"unsure,omitempty"`
+	Face   referee.Face `json:"-"`
 }
 
 // Identifier finds and reads cards in images. It is not safe for
@@ -122,23 +125,29 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 			}
 		} else {
 			f.Face = p.Face()
-			f.Side, f.Colour, f.Number, f.Confidence = "face", f.Face.Colour.String(), f.Face.Number, float64(p.FaceConfidence())*float64(p.SideProb)
+			f.Side, f.Colour, f.Number, f.Confidence = "face", f.Face.Colour.String(), f.Face.Number, float64(p.FaceConfidence())
+			f.Unsure = p.Unsure()
 		}
 		out[i] = f
 	}
 	return out, nil
 }
 
-// Annotate draws each found card's outline and reading onto img.
+// Annotate draws each found card's outline and reading onto img; an
+// unsure face thin and grey, its reading with a question mark.
 func Annotate(img *gocv.Mat, found []Found) {
 	for _, f := range found {
-		c := color.RGBA{0, 220, 0, 0}
+		c, w := color.RGBA{0, 220, 0, 0}, 2
 		label := fmt.Sprintf("%s %d %.2f", f.Colour, f.Number, f.Confidence)
-		if f.Side == "back" {
+		switch {
+		case f.Side == "back":
 			c, label = color.RGBA{255, 160, 0, 0}, fmt.Sprintf("back %s %.2f", f.Back, f.Confidence)
+		case f.Unsure:
+			// Thin and grey, the reading a guess: "unsure (green 4?) 0.62".
+			c, w, label = color.RGBA{170, 170, 170, 0}, 1, fmt.Sprintf("unsure (%s %d?) %.2f", f.Colour, f.Number, f.Confidence)
 		}
 		pv := gocv.NewPointsVectorFromPoints([][]image.Point{f.Corners[:]})
-		gocv.Polylines(img, pv, true, c, 2)
+		gocv.Polylines(img, pv, true, c, w)
 		pv.Close()
 		gocv.PutText(img, label, image.Pt(f.Corners[0].X, f.Corners[0].Y-6), gocv.FontHersheySimplex, 0.5, c, 2)
 	}

@@ -112,7 +112,13 @@ type pile struct {
 	hasRead  bool
 	cand     referee.Face
 	candN    int
-	candConf float64 // the surest reading of cand so far
+	candConf float64 // the surest reading of cand so far (raw: model.Prediction.RawFaceConfidence)
+	// candSure is the surest calibrated reading of cand so far
+	// (FaceConfidence): a foul needs one at least model.SureAt.
+	candSure float64
+	// unsure: the pile's latest face reading was under model.SureAt (its
+	// top shows as "?" until a reading is sure again).
+	unsure bool
 	// candWhole: a reading of cand at least OpenConfidence sure came from
 	// an outline not cut short (see cutShort); only such a reading lets
 	// SureStable commit.
@@ -405,6 +411,23 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	return obs, nil
 }
 
+// UnsurePiles lists the referee's piles (by ID) whose top card the
+// latest reading read unsure (under model.SureAt): what the camera shows
+// there is not known until a reading is sure again.
+func (p *Pipeline) UnsurePiles() []int {
+	var ids []int
+	if p.phase != referee.PhasePlaying {
+		return nil
+	}
+	for _, pl := range p.piles {
+		if pl.id > 0 && pl.unsure {
+			ids = append(ids, pl.id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // pileFind is a pile found in the current frame, with its outline.
 type pileFind struct {
 	pl *pile
@@ -499,14 +522,22 @@ func (p *Pipeline) inCentre(qs []Quad) []Quad {
 }
 
 // vote counts the pile's current reading towards a commit.
+//
+// Its thresholds (MinConfidence, OpenConfidence) compare the network's raw
+// confidence, which they were tuned on; whether a reading is sure enough
+// for a foul is the calibrated confidence's business (candSure, SureAt).
 func (p *Pipeline) vote(pl *pile) {
 	r := pl.reading
 	f := r.Face()
+	conf := float64(r.RawFaceConfidence())
 	pl.back = r.IsBack()
-	if !pl.back && pl.id == 0 && r.FaceConfidence() >= 0.2 && (pl.lowestSeen == 0 || f.Number < pl.lowestSeen) {
+	if !pl.back {
+		pl.unsure = r.Unsure()
+	}
+	if !pl.back && pl.id == 0 && conf >= 0.2 && (pl.lowestSeen == 0 || f.Number < pl.lowestSeen) {
 		pl.lowestSeen = f.Number
 	}
-	if pl.back || float64(r.FaceConfidence()) < p.cfg.MinConfidence {
+	if pl.back || conf < p.cfg.MinConfidence {
 		pl.candN = 0
 		return
 	}
@@ -517,7 +548,7 @@ func (p *Pipeline) vote(pl *pile) {
 		if _, ok := pl.firstRead[f]; !ok {
 			pl.firstRead[f] = p.frame
 		}
-		if float64(r.FaceConfidence()) >= p.cfg.OpenConfidence {
+		if conf >= p.cfg.OpenConfidence {
 			if pl.sureReads == nil {
 				pl.sureReads = map[referee.Face]int{}
 			}
@@ -540,11 +571,13 @@ func (p *Pipeline) vote(pl *pile) {
 	}
 	if f == pl.cand && pl.candN > 0 {
 		pl.candN++
-		pl.candConf = math.Max(pl.candConf, float64(r.FaceConfidence()))
+		pl.candConf = math.Max(pl.candConf, conf)
+		pl.candSure = math.Max(pl.candSure, float64(r.FaceConfidence()))
 	} else {
-		pl.cand, pl.candN, pl.candConf, pl.candWhole = f, 1, float64(r.FaceConfidence()), false
+		pl.cand, pl.candN, pl.candConf, pl.candWhole = f, 1, conf, false
+		pl.candSure = float64(r.FaceConfidence())
 	}
-	if float64(r.FaceConfidence()) >= p.cfg.OpenConfidence && !p.cutShort(pl) {
+	if conf >= p.cfg.OpenConfidence && !p.cutShort(pl) {
 		pl.candWhole = true
 	}
 }
@@ -566,13 +599,13 @@ func (p *Pipeline) readsSure(frame gocv.Mat, q Quad, f referee.Face) bool {
 	}
 	p.t.Crops++
 	r := preds[0]
-	return !r.IsBack() && r.Face() == f && float64(r.FaceConfidence()) >= p.cfg.OpenConfidence
+	return !r.IsBack() && r.Face() == f && float64(r.RawFaceConfidence()) >= p.cfg.OpenConfidence
 }
 
 // showsFace reports whether the pile's last reading is a face read at
 // least OpenConfidence sure.
 func (p *Pipeline) showsFace(pl *pile) bool {
-	return !pl.back && float64(pl.reading.FaceConfidence()) >= p.cfg.OpenConfidence
+	return !pl.back && float64(pl.reading.RawFaceConfidence()) >= p.cfg.OpenConfidence
 }
 
 // cutShortArea is the share of its last outline's area below which a
@@ -659,6 +692,13 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 			if !p.expected(pl) && (turning || pl.candN < p.cfg.SurpriseStable || pl.candConf < p.cfg.OpenConfidence) {
 				continue // look twice before calling a foul or a jump, and not while the piles are turned over
 			}
+			if !p.expected(pl) && (pl.candSure < model.SureAt || pl.reading.Unsure()) {
+				// No foul on an unsure reading (C6, C7, C8 are called on
+				// what the camera is sure of): a card read under
+				// model.SureAt waits for a sure reading, in this frame,
+				// and is left out if none comes.
+				continue
+			}
 			if !p.expected(pl) && pl.seen == p.frame && !p.readsAlike(frame, p.cameraQuad(pl.quad), pl.cand) {
 				// An outline that takes in a strip of the card below reads
 				// wrong (see readsAlike): look again. (A candidate becomes
@@ -674,6 +714,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				lost.x, lost.y, lost.quad, lost.seen = pl.x, pl.y, pl.quad, pl.seen
 				lost.sig, lost.reading, lost.hasRead, lost.back = pl.sig, pl.reading, pl.hasRead, pl.back
 				lost.cand, lost.candN, lost.candConf, lost.candWhole = pl.cand, pl.candN, pl.candConf, pl.candWhole
+				lost.candSure, lost.unsure = pl.candSure, pl.unsure
 				lost.laterSeen = [11]int{}
 				adopted = append(adopted, pl)
 				pl = lost

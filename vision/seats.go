@@ -94,7 +94,7 @@ func (p *Pipeline) readSeatCards(c seatCards, enough int) (seatSides, error) {
 			switch {
 			case pr.IsBack():
 				s.backs[c.seatOf[at+i]]++
-			case float64(pr.FaceConfidence()) >= p.cfg.OpenConfidence:
+			case float64(pr.RawFaceConfidence()) >= p.cfg.OpenConfidence:
 				// Only a sure face: in the count an outline fitted
 				// across two spread backs can read as a face half
 				// sure, and one such face would hold the count off.

@@ -150,12 +150,12 @@ func TestModelEval_JSON(t *testing.T) {
 	if !strings.Contains(stderr, "classifier: the embedded weights, with the embedded second network's opinion") {
 		t.Errorf("the default classifier is not named as the embedded pair: %q", stderr)
 	}
-	var rep map[string]float64
+	var rep map[string]any
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"side", "colour", "number", "card", "back"} {
-		if v, ok := rep[k]; !ok || v < 0.5 || v > 1 {
+		if v, ok := rep[k].(float64); !ok || v < 0.5 || v > 1 {
 			t.Errorf("%s = %v (the committed weights read far better than chance)", k, v)
 		}
 	}
@@ -392,5 +392,40 @@ func TestModelEval_MisreadSheet(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("model", "eval", "--n", "64", "--misread", filepath.Join(dir, "x.jpg")); code == 0 || !strings.Contains(stderr, "--misread") {
 		t.Errorf("--misread x.jpg: exit %d, %q", code, stderr)
+	}
+}
+
+// model temperature fits both committed networks and writes a file that
+// pins each by its SHA-256; model eval reports the calibration before and
+// after, and draws the reliability diagram.
+func TestModelTemperature_WritesPinnedFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "temperature.json")
+	code, stdout, stderr := runCLI("model", "temperature", "--seed", "5151", "--n", "64", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := model.ParseTemperatureFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := model.EmbeddedWeightsFiles()
+	if len(f.Networks) != 2 || f.Seed != 5151 || f.Networks[0].SHA256 != model.WeightsSHA256(first) || f.Networks[1].SHA256 != model.WeightsSHA256(second) {
+		t.Errorf("%+v: want both committed networks, pinned by their hashes", f)
+	}
+	if !strings.Contains(stdout, "card.weights colour T") {
+		t.Errorf("stdout %q does not give the temperatures", stdout)
+	}
+	png := filepath.Join(dir, "rel.png")
+	code, stdout, stderr = runCLI("model", "eval", "--seed", "99", "--n", "64", "--faces-only", "--reliability", png)
+	if code != 0 || !strings.Contains(stdout, "calibration (32 faces; ECE, 15 bins") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	if st, err := os.Stat(png); err != nil || st.Size() == 0 {
+		t.Errorf("reliability diagram: %v", err)
 	}
 }

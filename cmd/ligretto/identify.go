@@ -61,9 +61,12 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s: %d card(s)\n", path, len(res.Cards))
 		for _, c := range res.Cards {
 			x, y := c.Corners.Centre()
-			if c.Side == "back" {
+			switch {
+			case c.Side == "back":
 				fmt.Fprintf(stdout, "  back %-10s at (%4.0f,%4.0f)  confidence %.2f\n", c.Back, x, y, c.Confidence)
-			} else {
+			case c.Unsure:
+				fmt.Fprintf(stdout, "  face unsure (%s %d?) at (%4.0f,%4.0f)  confidence %.2f\n", c.Colour, c.Number, x, y, c.Confidence)
+			default:
 				fmt.Fprintf(stdout, "  %-6s %2d     at (%4.0f,%4.0f)  confidence %.2f\n", c.Colour, c.Number, x, y, c.Confidence)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,17 +22,22 @@ func init() {
 }
 
 func runModel(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos") {
-		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]\n       ligretto model photos --dir DIR [--json] [--all] [--weights FILE] [--second FILE|none]")
+	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos" && args[0] != "temperature") {
+		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--reliability FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]\n"+
+			"       ligretto model photos --dir DIR [--json] [--all] [--reliability FILE.png] [--weights FILE] [--second FILE|none]\n"+
+			"       ligretto model temperature --seed S --n N [--weights FILE] [--second FILE|none] [--out FILE]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
 		return errUsage
 	}
-	if args[0] == "photos" {
+	switch args[0] {
+	case "photos":
 		return runModelPhotos(args[1:], stdout, stderr)
+	case "temperature":
+		return runModelTemperature(args[1:], stdout, stderr)
 	}
-	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]", stderr)
+	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--reliability FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]", stderr)
 	seed := fs.Uint64("seed", 7, "seed of the fresh crops (training used --seed and --seed+1000003)")
 	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
 	n := fs.Int("n", 10000, "crops to render and classify (per seed)")
@@ -41,11 +47,15 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	nets := networkFlags(fs)
 	useGorgonia := fs.Bool("gorgonia", false, "classify with the gorgonia graph instead of the fast path")
 	misreadPNG := fs.String("misread", "", "write the faces read as another card to this PNG, each captioned with its seed, truth, reading and confidence")
+	reliabilityPNG := fs.String("reliability", "", "write the reliability diagram of the faces' confidences (all seeds), before and after temperatures, to this PNG")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
 	if *misreadPNG != "" && filepath.Ext(*misreadPNG) != ".png" {
 		return fmt.Errorf("--misread %q: want a .png file", *misreadPNG)
+	}
+	if *reliabilityPNG != "" && filepath.Ext(*reliabilityPNG) != ".png" {
+		return fmt.Errorf("--reliability %q: want a .png file", *reliabilityPNG)
 	}
 	if *n < 2 {
 		return fmt.Errorf("--n %d: evaluate at least 2 crops", *n)
@@ -95,15 +105,31 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "misread faces: %s\n", *misreadPNG)
 	}
+	var readings []training.Reading
+	for _, r := range reps {
+		readings = append(readings, r.Readings...)
+	}
+	calib := training.Calibrate(readings)
+	if *reliabilityPNG != "" {
+		if err := writeReliability(*reliabilityPNG, fmt.Sprintf("face confidence, %d synthetic faces (seeds %s); ECE", calib.N, seedsText(*seedList, seeds)), readings); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "reliability diagram: %s\n", *reliabilityPNG)
+	}
+	if !*asJSON {
+		printCalibration(stdout, calib)
+	}
 	if *seedList == "" {
 		if *asJSON {
-			return json.NewEncoder(stdout).Encode(reportJSON(seeds[0], reps[0]))
+			m := reportJSON(seeds[0], reps[0])
+			m["calibration"] = calib
+			return json.NewEncoder(stdout).Encode(m)
 		}
 		return nil
 	}
 	sum := training.Summarise(reps)
 	if *asJSON {
-		out := map[string]any{"summary": sum}
+		out := map[string]any{"summary": sum, "calibration": calib}
 		var rs []map[string]any
 		for i, r := range reps {
 			rs = append(rs, reportJSON(seeds[i], r))
@@ -170,13 +196,17 @@ func parseSeeds(s string) ([]uint64, error) {
 const maxEvalSeeds = 1000
 
 func runModelPhotos(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--weights FILE] [--second FILE|none]", stderr)
+	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--reliability FILE.png] [--weights FILE] [--second FILE|none]", stderr)
 	dir := fs.String("dir", "../shared/data/uno-photos", "folder of labelled photos (images/, labels/, data.yaml)")
 	all := fs.Bool("all", false, "score every photo, not only the held-out half")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	reliabilityPNG := fs.String("reliability", "", "write the reliability diagram of the photos' confidences, before and after temperatures, to this PNG")
 	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *reliabilityPNG != "" && filepath.Ext(*reliabilityPNG) != ".png" {
+		return fmt.Errorf("--reliability %q: want a .png file", *reliabilityPNG)
 	}
 	w, p, err := predictor(nets, false)
 	if err != nil {
@@ -196,10 +226,20 @@ func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A photo's face is scored on the number cards (number_n of them);
+	// colour on every card.
+	calib := training.Calibrate(rep.Readings)
+	if *reliabilityPNG != "" {
+		if err := writeReliability(*reliabilityPNG, fmt.Sprintf("real photos, %s; ECE", strings.SplitN(which, " (", 2)[0]), rep.Readings); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "reliability diagram: %s\n", *reliabilityPNG)
+	}
 	if *asJSON {
-		return json.NewEncoder(stdout).Encode(map[string]any{"set": which, "n": rep.N, "colour": rep.Colour, "number_n": rep.NumberN, "number": rep.Number})
+		return json.NewEncoder(stdout).Encode(map[string]any{"set": which, "n": rep.N, "colour": rep.Colour, "number_n": rep.NumberN, "number": rep.Number, "calibration": calib})
 	}
 	fmt.Fprintf(stdout, "%s: %d crops, colour %.4f; %d with a number 1-9, number %.4f\n", which, rep.N, rep.Colour, rep.NumberN, rep.Number)
+	printCalibration(stdout, calib)
 	return nil
 }
 
@@ -248,7 +288,7 @@ func predictor(n networks, useGorgonia bool) (*model.Weights, model.Predictor, e
 	case *n.second == "none":
 	case *n.second != "":
 		for _, path := range strings.Split(*n.second, ",") {
-			o, err := model.LoadWeights(path)
+			o, err := loadWeights(path)
 			if err != nil {
 				return nil, nil, fmt.Errorf("second opinion: %w", err)
 			}
@@ -294,12 +334,20 @@ func predictor(n networks, useGorgonia bool) (*model.Weights, model.Predictor, e
 	return w, pair, nil
 }
 
-// loadWeights reads the weights file at path, or the embedded ones when path is "".
+// loadWeights reads the weights file at path, or the embedded ones when
+// path is "", and warns when it has no temperatures: its confidences are
+// then the network's own, uncalibrated, and the sure/unsure threshold
+// (model.SureAt) means less.
 func loadWeights(path string) (*model.Weights, error) {
 	if path == "" {
 		return model.Default()
 	}
-	return model.LoadWeights(path)
+	w, err := model.LoadWeights(path)
+	if err == nil && w.Temperatures.IsZero() {
+		fmt.Fprintf(os.Stderr, "ligretto: warning: %s has no temperatures (no entry of its SHA-256 in the %s beside it or in the committed one): its confidences are uncalibrated; fit them with 'ligretto model temperature'\n",
+			path, model.TemperatureFileName)
+	}
+	return w, err
 }
 
 func newPredictor(w *model.Weights, useGorgonia bool) (model.Predictor, error) {
@@ -328,4 +376,12 @@ func writeMisread(path string, seeds []uint64, reps []training.Report) error {
 		title = "no face read as another card"
 	}
 	return savePNG(path, plot.Sheet(title, tiles, captions, 8, 3))
+}
+
+// seedsText is the seeds as the command was given them.
+func seedsText(list string, seeds []uint64) string {
+	if list != "" {
+		return list
+	}
+	return fmt.Sprint(seeds[0])
 }

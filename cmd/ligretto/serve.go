@@ -408,6 +408,7 @@ type gameReferee struct{ g *stream.RefereeGame }
 
 func (r gameReferee) Apply(o referee.Observation) (referee.Verdict, error) { return r.g.Apply(o) }
 func (r gameReferee) State() referee.State                                 { return r.g.RefereeState() }
+func (r gameReferee) SetUnsure(piles []int)                                { r.g.SetUnsure(piles) }
 
 // frameFeed carries the loop's annotated frames to the stream: the newest
 // only (a frame the encoder is not ready for is dropped, so the picture

@@ -31,7 +31,10 @@ type Report struct {
 	// Confusion matrices, rows truth, columns prediction.
 	// Misread holds the legible faces read as another card, with the
 	// crop the network read, in the order they were rendered.
-	Misread         []Misread `json:"-"`
+	Misread []Misread `json:"-"`
+	// Readings holds every face's confidences and outcomes, for
+	// Calibrate and Reliability.
+	Readings        []Reading `json:"-"`
 	SideConfusion   [][]int   `json:"side_confusion"`
 	ColourConfusion [][]int   `json:"colour_confusion"`
 	NumberConfusion [][]int   `json:"number_confusion"`
@@ -221,6 +224,7 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 			ci := colourIndex(l.Face.Colour)
 			rep.ColourConfusion[ci][pr.Colour]++
 			c, num := pr.Colour == ci, pr.Number == l.Face.Number
+			rep.Readings = append(rep.Readings, readingOf(pr, c, num, legible[i]))
 			if c {
 				colourOK++
 			}
@@ -259,6 +263,9 @@ type PhotoReport struct {
 	NumberN         int     `json:"number_n"` // crops with a number 1..9
 	Number          float64 `json:"number"`
 	ColourConfusion [][]int `json:"colour_confusion"`
+	// Readings: every crop's confidences and outcomes; a crop with no
+	// number is not Legible.
+	Readings []Reading `json:"-"`
 }
 
 // EvaluatePhotos scores colour on every crop and number on those with a number.
@@ -283,6 +290,7 @@ func EvaluatePhotos(p model.Predictor, cfg model.Config, photos []PhotoCrop) (Ph
 	}
 	colourOK, numberOK := 0, 0
 	for i, ph := range photos {
+		rep.Readings = append(rep.Readings, readingOf(preds[i], preds[i].Colour == ph.Colour, preds[i].Number == ph.Number, ph.Number >= 1))
 		rep.ColourConfusion[ph.Colour][preds[i].Colour]++
 		if preds[i].Colour == ph.Colour {
 			colourOK++
@@ -371,4 +379,54 @@ func Summarise(reps []Report) Summary {
 		s.WorstUnseen = 0
 	}
 	return s
+}
+
+// LabelledCrops renders n fresh crops from seed, as Evaluate does (half
+// faces of every card in turn, half backs of the 12 real designs, as the
+// whole view), labelled, to fit temperatures on (model.FitTemperatures).
+// A face whose numerals are both mostly hidden has Number 0.
+func LabelledCrops(cfg model.Config, seed uint64, n int) ([]model.LabelledCrop, error) {
+	sp := synth.DefaultParams()
+	sp.W, sp.H = cfg.Width, cfg.Height
+	r, err := synth.New(sp, seed)
+	if err != nil {
+		return nil, err
+	}
+	bp := sp
+	bp.W, bp.H = cfg.DetailSize()
+	rb, err := synth.New(bp, seed^backStream)
+	if err != nil {
+		return nil, err
+	}
+	real := referee.BackDesigns[:]
+	out := make([]model.LabelledCrop, 0, n)
+	for k := range n {
+		if k%2 == 1 {
+			img, err := rb.SampleOf(synth.Label{Side: synth.BackSide, Back: real[k/2%len(real)]})
+			if err != nil {
+				return nil, err
+			}
+			v, err := model.BackViewsFromImage(img, cfg)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, model.LabelledCrop{Crop: v.Whole, Side: model.SideBack})
+			continue
+		}
+		f := referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}
+		img, err := r.SampleOf(synth.Label{Side: synth.FaceSide, Face: f})
+		if err != nil {
+			return nil, err
+		}
+		c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
+		if err != nil {
+			return nil, err
+		}
+		l := model.LabelledCrop{Crop: c, Side: model.SideFace, Colour: colourIndex(f.Colour), Number: f.Number}
+		if r.NumeralSeen() < synth.LegibleNumeral {
+			l.Number = 0
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -36,17 +36,21 @@ const Ligretto = (() => {
     return `hsl(${h} 55% 55%)`;
   }
 
-  function renderPiles(box, piles, mini) {
+  // unsure: the IDs of the piles whose top the camera reads unsure now
+  // (the state's "unsure"): shown as "?" until it reads them sure.
+  function renderPiles(box, piles, mini, unsure) {
     box.replaceChildren();
     if (!piles || piles.length === 0) {
       box.append(el('p', { class: 'empty', text: 'No piles yet.' }));
       return;
     }
     for (const p of piles) {
-      const c = p.top || {};
+      const doubt = (unsure || []).includes(p.id);
+      const c = doubt ? {} : (p.top || {});
       const card = el('div', {
-        class: `card c-${c.colour || 'none'}${p.closed ? ' closed' : ''}${p.violations ? ' fouled' : ''}`,
-        title: `Pile ${p.id}: ${c.colour} ${c.number}, ${p.cards} card(s)${p.violations ? `, ${p.violations} foul(s)` : ''}${p.closed ? ', closed' : ''}`,
+        class: `card c-${c.colour || 'none'}${p.closed ? ' closed' : ''}${p.violations ? ' fouled' : ''}${doubt ? ' unsure' : ''}`,
+        title: doubt ? `Pile ${p.id}: its top card is not read sure yet, ${p.cards} card(s)`
+          : `Pile ${p.id}: ${c.colour} ${c.number}, ${p.cards} card(s)${p.violations ? `, ${p.violations} foul(s)` : ''}${p.closed ? ', closed' : ''}`,
       },
       el('span', { class: 'pid', text: `#${p.id}` }),
       el('span', { class: 'num', text: String(c.number ?? '?') }),

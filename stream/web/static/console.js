@@ -120,7 +120,7 @@
     if (!st || (state && st.version < state.version)) return;
     state = st;
     setMatchLine(st);
-    renderPiles($('mini-piles'), st.piles, true);
+    renderPiles($('mini-piles'), st.piles, true, st.unsure);
     renderFeed($('feed'), st.feed, 15);
     // Who can call stop: the match's players.
     const sel = $('stop-player');

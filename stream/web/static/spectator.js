@@ -104,7 +104,7 @@
     const m = st.match || {};
     $('rule-deadlock').textContent = m.active ? `Deadlock: ${m.settings.deadlock}${m.settings.advanced ? ' · advanced' : ''}` : '';
     renderScores(st);
-    renderPiles($('piles'), st.piles, false);
+    renderPiles($('piles'), st.piles, false, st.unsure);
     $('pile-count').textContent = st.piles && st.piles.length ? String(st.piles.length) : '';
     renderFeed($('feed'), st.feed, 30);
     const banner = $('banner');
