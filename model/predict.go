@@ -118,6 +118,9 @@ func (p Prediction) FaceConfidence() float32 {
 // RawFaceConfidence is FaceConfidence without temperatures: what the
 // re-read of unsure faces (RereadBelow) and the second opinion compare.
 func (p Prediction) RawFaceConfidence() float32 {
+	if p.Colour < 0 || p.Colour >= NumColours || p.Number < 1 || p.Number > NumNumbers {
+		return 0 // no reading
+	}
 	return p.Raw.Side[SideFace] * p.Raw.Colour[p.Colour] * p.Raw.Number[p.Number-1]
 }
 

@@ -80,7 +80,7 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 					p.bare.last[i] = p.frame
 				}
 			}
-			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: age, lowestSeen: c.lowest}
+			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: age, lowestSeen: c.lowest}
 			if c.readAt > 0 {
 				pl.firstRead = map[referee.Face]int{red3: c.readAt}
 			} else {
@@ -124,7 +124,7 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			// Bare 2 frames before its find at 38; the red 3 read first at 66.
-			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, cand: red3, candN: 6, candConf: 0.95, born: 38, bareAge: 2, lowestSeen: c.lowest,
+			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, cand: red3, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
 				firstRead: map[referee.Face]int{c.under: c.readAt, red3: 66}, sureReads: map[referee.Face]int{c.under: c.reads, red3: 4}}
 			p.piles = []*pile{pl}
 			obs := p.decide(gocv.Mat{}, 1000)
@@ -169,7 +169,7 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 			if n < 0 {
 				n, whole = -n, false
 			}
-			p.piles = []*pile{{id: 1, committed: red3, cand: c.cand, candN: n, candConf: c.conf, candWhole: whole}}
+			p.piles = []*pile{{id: 1, committed: red3, cand: c.cand, candN: n, candConf: c.conf, candSure: c.conf, reading: facePrediction(c.cand), candWhole: whole}}
 			obs := p.decide(gocv.Mat{}, 1000)
 			if seen := len(obs) == 1 && *obs[0].Card == c.cand; seen != c.wantSeen {
 				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.cand, c.n, c.conf, obs, c.wantSeen)
@@ -197,7 +197,7 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95}}
+			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(blue4)}}
 			p.piles[0].laterSeen[10] = c.nextSeen
 			obs := p.decide(gocv.Mat{}, 1000)
 			var got []referee.Face
@@ -215,8 +215,7 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 	// Votes count the next card's readings, moving or not.
 	p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
 	pl := &pile{id: 1, committed: red9}
-	pl.reading = model.Prediction{Side: model.SideFace, Colour: 0, Number: 10, ColourProb: 0.9, NumberProb: 0.9}
-	pl.reading.SideProbs[model.SideFace] = 1
+	pl.reading = facePrediction(referee.Face{Colour: referee.Colours[0], Number: 10})
 	p.vote(pl)
 	p.vote(pl)
 	if pl.laterSeen[10] != 2 {
@@ -228,6 +227,8 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 func facePrediction(f referee.Face) model.Prediction {
 	pr := model.Prediction{Side: model.SideFace, Colour: slices.Index(referee.Colours[:], f.Colour), Number: f.Number, ColourProb: 0.99, NumberProb: 0.99}
 	pr.SideProbs[model.SideFace] = 1
+	pr.ColourProbs[pr.Colour], pr.NumberProbs[pr.Number-1] = 0.99, 0.99
+	pr.Raw = model.Probs{Side: pr.SideProbs, Colour: pr.ColourProbs, Number: pr.NumberProbs}
 	return pr
 }
 
@@ -347,7 +348,7 @@ func TestDecide_C13_AnUnsureFaceDoesNotHideTheStop(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
 			read := facePrediction(blue1)
-			read.NumberProb = c.sure
+			read.NumberProb, read.NumberProbs[0], read.Raw.Number[0] = c.sure, c.sure, c.sure
 			misread := &pile{id: 3, committed: blue1, reading: read, hasRead: true}
 			back := &pile{seen: 100, back: true}
 			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, misread, back}
@@ -387,7 +388,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			pl := &pile{id: 1, committed: green(4), cand: c.cand, candN: 6, candConf: 0.95}
+			pl := &pile{id: 1, committed: green(4), cand: c.cand, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(c.cand)}
 			for n, k := range c.ahead {
 				pl.laterSeen[n] = k
 			}
@@ -553,7 +554,7 @@ func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
 				lost.seen = p.frame
 			}
 			// Found on bare table two frames after it was bare: strict.
-			find := &pile{x: 24, y: 32, quad: q, cand: c.find, candN: 6, candConf: 0.95, born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
+			find := &pile{x: 24, y: 32, quad: q, cand: c.find, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(c.find), born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
 			p.piles = []*pile{lost, find}
 			obs := p.decide(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || c.wantObs > 0 && (obs[0].Kind != c.wantKind || *obs[0].Card != c.find) {
@@ -608,7 +609,7 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 				}
 				// The pile's vote, as Process casts it, read sure.
 				p.vote(misread)
-				misread.candConf = 1
+				misread.candConf, misread.candSure = 1, 1
 				for _, o := range p.decide(gocv.Mat{}, int64(p.frame)*33) {
 					if o.Kind == referee.ObsPileShows && *o.Card == red1 {
 						fouls++
