@@ -1,7 +1,8 @@
 // Package calibration knows where things are on a table: the table plane
 // (a homography from the camera image to a top-down table image), the
 // centre area, each player's seat, the colour balance of the light, and
-// each player's enrolled card back. It is saved as one versioned JSON file.
+// each player's enrolled card back, and optionally what the classifier
+// learnt from the user's deck. It is saved as one versioned JSON file.
 //
 // This file holds the file format and its validation (pure Go); finding
 // the markers in a frame uses OpenCV.
@@ -97,6 +98,9 @@ type File struct {
 	// PNG (base64 in the JSON): what is not table after the stop is cards.
 	Background        []byte  `json:"background_png,omitempty"`
 	BackgroundPxPerMM float64 `json:"background_px_per_mm,omitempty"`
+	// Deck is what the classifier learnt from shots of the user's deck
+	// (ligretto deck); none in files made without.
+	Deck *Deck `json:"deck,omitempty"`
 }
 
 // Scale is the table image's pixels per millimetre.
@@ -159,6 +163,9 @@ func (f *File) Validate() error {
 		if !(g > 0.1 && g < 10) {
 			return fmt.Errorf("%w: white balance gain %d is %v", ErrMalformed, i, g)
 		}
+	}
+	if f.Deck != nil {
+		return f.Deck.Validate()
 	}
 	return nil
 }

@@ -137,7 +137,20 @@ func (f *Fast) forward(crops []Crop) (rawOutputs, error) {
 	}
 	s := f.pool.Get().(*fastScratch)
 	defer f.pool.Put(s)
+	f.trunk(s, crops)
+	outs := [4]*[]float32{&r.side, &r.colour, &r.number, &r.emb}
+	for h, d := range f.heads {
+		*outs[h] = make([]float32, n*d.out)
+		d.run(s.hidden, *outs[h], n)
+	}
+	return r, nil
+}
 
+// trunk runs the layers the heads share on the crops (checked), leaving
+// the last conv block's output flattened in s.feats, (N, C*P), and the
+// hidden layer after its ReLU in s.hidden, (N, Hidden).
+func (f *Fast) trunk(s *fastScratch, crops []Crop) {
+	n := len(crops)
 	// Input to (C, N, H*W).
 	plane := f.cfg.Height * f.cfg.Width
 	s.a = grow(s.a, 3*n*plane)
@@ -167,12 +180,6 @@ func (f *Fast) forward(crops []Crop) (rawOutputs, error) {
 	for i, v := range s.hidden {
 		s.hidden[i] = max(v, 0)
 	}
-	outs := [4]*[]float32{&r.side, &r.colour, &r.number, &r.emb}
-	for h, d := range f.heads {
-		*outs[h] = make([]float32, n*d.out)
-		d.run(s.hidden, *outs[h], n)
-	}
-	return r, nil
 }
 
 // run computes y = x*W + b for n rows.

@@ -286,6 +286,17 @@ func (w *Weights) Save(path string) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
+// SHA256 is the hex SHA-256 of the weights file w encodes to: that of
+// the file it was read from, which calibration files and temperature.json
+// pin it by.
+func (w *Weights) SHA256() (string, error) {
+	b, err := w.encode()
+	if err != nil {
+		return "", err
+	}
+	return WeightsSHA256(b), nil
+}
+
 // LoadWeights reads a weights file written by Save or WriteTo, with its
 // temperatures: those of the temperature.json beside it, whose entry of
 // the file's name must have the file's SHA-256 (another is an error

@@ -24,7 +24,8 @@ type identified struct {
 }
 
 func runIdentify(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("identify", "[--json] [--annotate OUT.png] [--weights FILE] IMAGE...", stderr)
+	fs := newFlags("identify", "[--json] [--annotate OUT.png] [--calibration FILE] [--weights FILE] IMAGE...", stderr)
+	calPath := fs.String("calibration", "", "calibration file whose deck (ligretto deck) the cards are read with; its table geometry is not used")
 	asJSON := fs.Bool("json", false, "print one JSON object per image")
 	annotate := fs.String("annotate", "", "write the image with the cards drawn on it (OUT-2.png, ... for further images)")
 	nets := networkFlags(fs)
@@ -40,6 +41,15 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pred.Close()
+	if *calPath != "" {
+		cal, err := readCalibration(*calPath)
+		if err != nil {
+			return err
+		}
+		if pred, err = withDeck(cal, w, pred); err != nil {
+			return err
+		}
+	}
 	backs, err := vision.StandardBacks(pred, w.Config)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func init() {
 func runModel(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "eval" && args[0] != "photos" && args[0] != "temperature") {
 		fmt.Fprintln(stderr, "Usage: ligretto model eval --seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--reliability FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]\n"+
-			"       ligretto model photos --dir DIR [--json] [--all] [--reliability FILE.png] [--weights FILE] [--second FILE|none]\n"+
+			"       ligretto model photos --dir DIR [--json] [--all] [--reliability FILE.png] [--shots 1,2,5 [--shot-seeds 1-10]] [--weights FILE] [--second FILE|none]\n"+
 			"       ligretto model temperature --seed S --n N [--weights FILE] [--second FILE|none] [--out FILE]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
@@ -196,14 +196,25 @@ func parseSeeds(s string) ([]uint64, error) {
 const maxEvalSeeds = 1000
 
 func runModelPhotos(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--reliability FILE.png] [--weights FILE] [--second FILE|none]", stderr)
+	fs := newFlags("model photos", "--dir DIR [--json] [--all] [--reliability FILE.png] [--shots 1,2,5 [--shot-seeds 1-10]] [--weights FILE] [--second FILE|none]", stderr)
 	dir := fs.String("dir", "../shared/data/uno-photos", "folder of labelled photos (images/, labels/, data.yaml)")
 	all := fs.Bool("all", false, "score every photo, not only the held-out half")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	reliabilityPNG := fs.String("reliability", "", "write the reliability diagram of the photos' confidences, before and after temperatures, to this PNG")
+	shots := fs.String("shots", "", "learn the held-out half's deck from this many shots a card (a list: 1,2,5) and score the rest, before and after")
+	shotsTune := fs.Bool("shots-tune-half", false, "with --shots: draw and score on the fine-tuning half (seen in training) instead, to choose settings on")
+	shotSeeds := fs.String("shot-seeds", "1-10", "with --shots: the seeds of the shot draws (a list of seeds and ranges)")
+	deck := deckTuning{
+		layer: fs.String("deck-layer", string(model.DefaultDeckLayer), "with --shots: the layer prototypes are made of (hidden, conv, pooled)"),
+		scale: fs.Float64("deck-scale", model.DefaultDeckScale, "with --shots: the prototypes' cosine scale (1/temperature)"),
+		floor: fs.Float64("deck-floor", model.DefaultDeckFloor, "with --shots: the share of the network's probability spread evenly before the product"),
+	}
 	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *shots != "" {
+		return runDeckShots(*dir, *shots, *shotSeeds, *shotsTune, deck, nets, stdout, stderr)
 	}
 	if *reliabilityPNG != "" && filepath.Ext(*reliabilityPNG) != ".png" {
 		return fmt.Errorf("--reliability %q: want a .png file", *reliabilityPNG)

@@ -72,6 +72,9 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		if cfg.Calibration, err = readCalibration(*calPath); err != nil {
 			return err
 		}
+		if pred, err = withDeck(cfg.Calibration, w, pred); err != nil {
+			return err
+		}
 	} else {
 		// Calibrate from the source's own first frames, then referee the rest.
 		std, err := vision.StandardBacks(pred, w.Config)

@@ -114,6 +114,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pred.Close()
+	if pred, err = withDeck(cal, w, pred); err != nil {
+		return err
+	}
 	token, err := operatorToken(*tokenFile, stdout)
 	if err != nil {
 		return err
