@@ -38,7 +38,13 @@ type roundCheck struct {
 }
 
 func checkRound(t *testing.T, players int, seed uint64, errRate float64) roundCheck {
-	sc, evs, res := simRound(t, players, seed, errRate)
+	return checkRoundIn(t, nil, players, seed, errRate)
+}
+
+// checkRoundIn is checkRound with the camera's config changed by adjust
+// (see simRoundIn).
+func checkRoundIn(t *testing.T, adjust func(*scene.Config, []sim.Event), players int, seed uint64, errRate float64) roundCheck {
+	sc, evs, res := simRoundIn(t, adjust, players, seed, errRate)
 	cal := calibrateScene(t, sc, players)
 	truth := truthPiles{}
 	debugStart = func(pile int, first referee.Face, bareAge, sinceBorn, readAfter, lowestSeen int) {
@@ -133,6 +139,22 @@ func TestEndToEnd2Players_C17_DeadlockBeforeAnyPile(t *testing.T) {
 	}
 }
 
+// TestEndToEnd4Players_ShadeAcrossTheTable: someone stands in the lamp's
+// light for the middle third of the round, and one side of the table,
+// some piles with it, is half as bright for it (coming and going over
+// 0.6 s). No pile may vanish or appear for it: the scores and the pile
+// tops are the simulator's, and no play is called that was not illegal.
+func TestEndToEnd4Players_ShadeAcrossTheTable(t *testing.T) {
+	shade := func(c *scene.Config, evs []sim.Event) {
+		end := evs[len(evs)-1].TimeMS
+		c.ShadeDepth, c.ShadeFromMS, c.ShadeToMS, c.ShadeRampMS = 0.5, end/3, 2*end/3, 600
+	}
+	rc := checkRoundIn(t, shade, 4, 3, 0.03)
+	if !rc.scoresOK || !rc.topsOK || rc.falseViolations > 0 {
+		t.Errorf("under a passing shade: scores right %v, pile tops right %v, false calls %d", rc.scoresOK, rc.topsOK, rc.falseViolations)
+	}
+}
+
 // TestEndToEndSweep runs the rounds in E2E_ROUNDS (players:seed ...), with
 // E2E_ERRORS the simulator's rate of illegal plays, and sums up.
 func TestEndToEndSweep(t *testing.T) {
@@ -157,3 +179,4 @@ func TestEndToEndSweep(t *testing.T) {
 	t.Logf("%d rounds: scores right %d, pile tops right %d, false violations %d, injected %d, called with their rule %d, with another %d",
 		len(rounds), scores, tops, falseV, inj, caught, wrong)
 }
+

@@ -13,13 +13,23 @@ import (
 
 // simRound plays one simulated round and builds its scene.
 func simRound(t testing.TB, players int, seed uint64, errRate float64) (*scene.Scene, []sim.Event, sim.Result) {
+	return simRoundIn(t, nil, players, seed, errRate)
+}
+
+// simRoundIn is simRound with the camera's config changed by adjust
+// (given the round's events), or the default config when adjust is nil.
+func simRoundIn(t testing.TB, adjust func(*scene.Config, []sim.Event), players int, seed uint64, errRate float64) (*scene.Scene, []sim.Event, sim.Result) {
 	t.Helper()
 	var evs []sim.Event
 	res, err := sim.Run(sim.Config{Players: players, Seed: seed, ErrorRate: errRate}, func(e sim.Event) error { evs = append(evs, e); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scene.New(scene.DefaultConfig(), evs[0].Players, seed)
+	cfg := scene.DefaultConfig()
+	if adjust != nil {
+		adjust(&cfg, evs)
+	}
+	sc, err := scene.New(cfg, evs[0].Players, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

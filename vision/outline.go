@@ -162,3 +162,38 @@ func tableDiffers(img, table []byte, w, h int, q Quad, thresh int) float64 {
 	}
 	return float64(differ) / float64(in)
 }
+
+// chromaStep is the least L1 distance between two colours' chromaticities
+// (each channel's share of the three) that counts as another colour.
+const chromaStep = 0.1
+
+// chromaDiffers is tableDiffers by colour alone: the fraction of the
+// points on a 2-pixel grid inside q where img's chromaticity differs from
+// the empty table's by chromaStep or more. A change of light (a shade, a
+// brighter lamp) changes brightness and leaves chromaticity.
+func chromaDiffers(img, table []byte, w, h int, q Quad) float64 {
+	b := boundsOf(q).Intersect(image.Rect(0, 0, w, h))
+	in, differ := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			if !q.Contains(float64(x), float64(y)) {
+				continue
+			}
+			in++
+			i := 3 * (y*w + x)
+			si := float64(int(img[i])+int(img[i+1])+int(img[i+2])) + 1
+			st := float64(int(table[i])+int(table[i+1])+int(table[i+2])) + 1
+			d := 0.0
+			for c := range 3 {
+				d += math.Abs(float64(img[i+c])/si - float64(table[i+c])/st)
+			}
+			if d >= chromaStep {
+				differ++
+			}
+		}
+	}
+	if in == 0 {
+		return 0
+	}
+	return float64(differ) / float64(in)
+}

@@ -340,6 +340,9 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 			if p.prev.Empty() || r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
 				continue
 			}
+			if !p.differsFromTable(q) {
+				continue
+			}
 			// Still now, as the quiet test below would find: its reading
 			// may count from this frame (seen as if in the last one too).
 			best = &pile{x: x, y: y, settled: -1, born: p.frame, seen: p.frame - 1, bareAge: p.bare.bareAge(q, p.frame)}
@@ -1107,6 +1110,29 @@ func (b *bareMap) inside(q Quad) []int {
 		}
 	}
 	return out
+}
+
+// newPileDiffers is the least share of a find whose colour (its hue and
+// saturation, not its brightness) must differ from the empty table's for
+// it to start a pile: a card's does over most of it, while an outline that
+// takes in a stretch of table beside a card, where a shade or the light's
+// edge made the table differ in brightness only, does over half of it at
+// most.
+const newPileDiffers = 0.6
+
+// differsFromTable reports whether find q's colour differs from the
+// empty table's over at least newPileDiffers of it.
+func (p *Pipeline) differsFromTable(q Quad) bool {
+	w, h := p.rect.Cols(), p.rect.Rows()
+	if p.bareBg.Cols() != w || p.bareBg.Rows() != h || !p.bareBg.IsContinuous() || !p.rect.IsContinuous() {
+		return true
+	}
+	img, err1 := p.rect.DataPtrUint8()
+	table, err2 := p.bareBg.DataPtrUint8()
+	if err1 != nil || err2 != nil {
+		return true
+	}
+	return chromaDiffers(img, table, w, h, q) >= newPileDiffers
 }
 
 // updateBare marks the bare spots of the current centre image.

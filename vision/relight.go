@@ -88,6 +88,7 @@ func (r *relighter) relight(cur gocv.Mat, dst *gocv.Mat) error {
 		}
 		gain[k] = fitGain(xs, ys, rs)
 	}
+	local := r.localGain(cs, gain)
 	if dst.Rows() != r.h || dst.Cols() != r.w || dst.Type() != gocv.MatTypeCV8UC3 || !dst.IsContinuous() {
 		dst.Close()
 		*dst = gocv.NewMatWithSize(r.h, r.w, gocv.MatTypeCV8UC3)
@@ -106,9 +107,11 @@ func (r *relighter) relight(cur gocv.Mat, dst *gocv.Mat) error {
 			g[k] = float32(gain[k][0] + gain[k][2]*v + gain[k][1]*0.5/float64(r.w))
 		}
 		src, row := r.bg[3*y*r.w:3*(y+1)*r.w], out[3*y*r.w:3*(y+1)*r.w]
+		lrow := local[y*r.w : (y+1)*r.w]
 		for x := 0; x < len(src); x += 3 {
+			l := lrow[x/3]
 			for k := range 3 {
-				p := float32(src[x+k])*g[k] + 0.5
+				p := float32(src[x+k])*g[k]*l + 0.5
 				switch {
 				case p >= 255:
 					row[x+k] = 255
@@ -122,6 +125,84 @@ func (r *relighter) relight(cur gocv.Mat, dst *gocv.Mat) error {
 		}
 	}
 	return nil
+}
+
+// A shade across part of the table (someone standing in the lamp's light)
+// is no gradient: beside the plane, the light is fitted locally too. A
+// cell where the light alone changed keeps the table's colour, so its
+// three channels change by one factor; a card, a hand or a shadow's
+// colour changes them unevenly. The local factor is the median over a
+// window of cells of the even ones: a window larger than a card, so that
+// a grey card among them does not turn into table.
+const (
+	localEven   = 0.06 // the most the channels' factors may differ, relative
+	localRadius = 2    // the window is (2*localRadius+1) cells square
+	localMin    = 8    // even cells a window needs, else no local factor
+	localLow    = 0.35 // bounds of the local factor
+	localHigh   = 1.6
+)
+
+// localGain is the light's factor beside the plane, per pixel (w x h),
+// from cur's cells cs and the plane's gains.
+func (r *relighter) localGain(cs []byte, gain [3][3]float64) []float32 {
+	cells := make([]float64, r.cw*r.ch) // the even cells' factor, or 0
+	for j := range r.ch {
+		v := (float64(j) + 0.5) / float64(r.ch)
+		for i := range r.cw {
+			u := (float64(i) + 0.5) / float64(r.cw)
+			o := 3 * (j*r.cw + i)
+			lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+			ok := true
+			for k := range 3 {
+				if r.small[o+k] < 40 {
+					ok = false
+					break
+				}
+				plane := gain[k][0] + gain[k][1]*u + gain[k][2]*v
+				q := float64(cs[o+k]) / (float64(r.small[o+k]) * plane)
+				lo, hi, sum = math.Min(lo, q), math.Max(hi, q), sum+q
+			}
+			if ok && hi-lo <= localEven*hi {
+				cells[j*r.cw+i] = sum / 3
+			}
+		}
+	}
+	factor := make([]float32, r.cw*r.ch)
+	win := make([]float64, 0, (2*localRadius+1)*(2*localRadius+1))
+	for j := range r.ch {
+		for i := range r.cw {
+			win = win[:0]
+			for y := max(0, j-localRadius); y <= min(r.ch-1, j+localRadius); y++ {
+				for x := max(0, i-localRadius); x <= min(r.cw-1, i+localRadius); x++ {
+					if c := cells[y*r.cw+x]; c > 0 {
+						win = append(win, c)
+					}
+				}
+			}
+			factor[j*r.cw+i] = 1
+			if len(win) >= localMin {
+				sort.Float64s(win)
+				factor[j*r.cw+i] = float32(math.Max(localLow, math.Min(localHigh, win[len(win)/2])))
+			}
+		}
+	}
+	// Bilinear between the cells' centres.
+	out := make([]float32, r.w*r.h)
+	sx, sy := float64(r.cw)/float64(r.w), float64(r.ch)/float64(r.h)
+	for y := range r.h {
+		fy := math.Max(0, math.Min(float64(r.ch-1), (float64(y)+0.5)*sy-0.5))
+		j0 := int(fy)
+		j1, ty := min(j0+1, r.ch-1), float32(fy-float64(j0))
+		for x := range r.w {
+			fx := math.Max(0, math.Min(float64(r.cw-1), (float64(x)+0.5)*sx-0.5))
+			i0 := int(fx)
+			i1, tx := min(i0+1, r.cw-1), float32(fx-float64(i0))
+			a := factor[j0*r.cw+i0]*(1-tx) + factor[j0*r.cw+i1]*tx
+			b := factor[j1*r.cw+i0]*(1-tx) + factor[j1*r.cw+i1]*tx
+			out[y*r.w+x] = a*(1-ty) + b*ty
+		}
+	}
+	return out
 }
 
 // fitGain fits r = a + b*x + c*y by least squares, trimming outliers: it

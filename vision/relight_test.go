@@ -102,3 +102,76 @@ func TestRelight_MatchesDriftedLight(t *testing.T) {
 		t.Error("a frame of another size relit without error")
 	}
 }
+
+// Someone stands in the lamp's light: half the table is 45% darker, with
+// a soft edge. The relit table matches the frame's bare table on both
+// sides, and the cards on either side, one of them grey like the table,
+// still stand out from it.
+func TestRelight_ShadeAcrossTheTable(t *testing.T) {
+	const w, h = 480, 320
+	bg := gocv.NewMatWithSize(h, w, gocv.MatTypeCV8UC3)
+	defer bg.Close()
+	cur := gocv.NewMatWithSize(h, w, gocv.MatTypeCV8UC3)
+	defer cur.Close()
+	b, _ := bg.DataPtrUint8()
+	c, _ := cur.DataPtrUint8()
+	shade := func(x int) float64 { // 1 on the lit side, 0.55 in the shade, 40 px between
+		f := math.Max(0, math.Min(1, (float64(x)-260)/40))
+		return 1 - 0.45*f*f*(3-2*f)
+	}
+	for y := range h {
+		for x := range w {
+			v := 150 + 15*math.Sin(float64(x)/9)*math.Cos(float64(y)/6)
+			for k, m := range []float64{0.7, 0.95, 1.15} {
+				o := 3*(y*w+x) + k
+				b[o] = uint8(v * m)
+				c[o] = uint8(math.Round(v * m * shade(x)))
+			}
+		}
+	}
+	lit, shaded := image.Rect(80, 100, 110, 144), image.Rect(360, 140, 390, 184)
+	for _, f := range []struct {
+		r   image.Rectangle
+		bgr [3]float64
+	}{{lit, [3]float64{40, 30, 200}}, {shaded, [3]float64{70, 95, 115}}} { // the second: grey, the table's hue, darker
+		for y := f.r.Min.Y; y < f.r.Max.Y; y++ {
+			for x := f.r.Min.X; x < f.r.Max.X; x++ {
+				for k := range 3 {
+					c[3*(y*w+x)+k] = uint8(f.bgr[k] * shade(x))
+				}
+			}
+		}
+	}
+	r, err := newRelighter(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	relit := gocv.NewMat()
+	defer relit.Close()
+	if err := r.relight(cur, &relit); err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := relit.DataPtrUint8()
+	worst := 0.0
+	for y := range h {
+		for x := range w {
+			if p := image.Pt(x, y); p.In(lit.Inset(-8)) || p.In(shaded.Inset(-8)) || x > 220 && x < 340 {
+				continue // the cards, and the shade's edge give or take a window
+			}
+			for k := range 3 {
+				o := 3*(y*w+x) + k
+				v := math.Round(float64(b[o]) * shade(x))
+				worst = math.Max(worst, math.Abs(float64(rl[o])-v))
+			}
+		}
+	}
+	if worst > 8 {
+		t.Errorf("the relit table differs from the shaded bare table by up to %.0f levels", worst)
+	}
+	fg := shownForeground(cur, relit)
+	defer fg.Close()
+	if q := cardsInMask(fg); len(q) != 2 {
+		t.Errorf("found %d cards against the relit table, want the two", len(q))
+	}
+}

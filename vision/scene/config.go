@@ -41,6 +41,15 @@ type Config struct {
 	Noise       float64 // sensor noise sigma, in 8-bit levels, 0..30 (default 3)
 	JPEGQuality int     // 1..100: JPEG round trip of every frame; 0: none (default 0)
 
+	// A shade across part of the table (someone standing in the lamp's
+	// light, a cloud): from ShadeFromMS to ShadeToMS the frame on one side
+	// of a soft line through the table's centre, at an angle the seed
+	// chooses, is ShadeDepth darker (0..0.8; default 0: none). It comes and
+	// goes over ShadeRampMS (default 600 when ShadeDepth > 0).
+	ShadeDepth             float64
+	ShadeFromMS, ShadeToMS int64
+	ShadeRampMS            int64
+
 	Table string // a Table* surface; "" chooses from the seed
 
 	// Timing, in ms.
@@ -81,6 +90,10 @@ func (c Config) Validate() error {
 		return bad("Vignette", c.Vignette)
 	case c.Noise < 0 || c.Noise > 30:
 		return bad("Noise", c.Noise)
+	case c.ShadeDepth < 0 || c.ShadeDepth > 0.8:
+		return bad("ShadeDepth", c.ShadeDepth)
+	case c.ShadeDepth > 0 && (c.ShadeToMS < c.ShadeFromMS || c.ShadeRampMS < 0 || c.ShadeRampMS > 10000):
+		return bad("ShadeFromMS..ShadeToMS, ShadeRampMS", fmt.Sprint(c.ShadeFromMS, c.ShadeToMS, c.ShadeRampMS))
 	case c.JPEGQuality < 0 || c.JPEGQuality > 100:
 		return bad("JPEGQuality", c.JPEGQuality)
 	case c.Table != TableRandom && c.Table != TableWood && c.Table != TableCloth && c.Table != TableLinen && c.Table != TableLight:

@@ -77,6 +77,9 @@ func (s *Scene) setupLight(rng *rand.Rand) {
 	}
 	s.offs = make([]int32, H)
 	s.black = 4 + rng.IntN(9) // the sensor's black level
+	if s.cfg.ShadeDepth > 0 { // its angle from a stream of its own: the rest of the scene stays as without it
+		s.setupShade(rand.New(rand.NewPCG(s.seed, 0x5368616465)).Float64() * 2 * math.Pi)
+	}
 	for i := range s.light {
 		s.light[i] = rng.Float64() * 2 * math.Pi
 	}
@@ -514,7 +517,70 @@ func (s *Scene) applyLight(t int64, pix []byte, stride int) {
 	for y := range s.offs {
 		s.offs[y] = int32(h.next() % n)
 	}
-	post(pix, W, H, stride, s.vig, s.rowG, s.colG, gain, s.noise, s.offs, s.black)
+	post(pix, W, H, stride, s.shaded(t), s.rowG, s.colG, gain, s.noise, s.offs, s.black)
+}
+
+// shadeEdge is the width of the shade's soft edge, as a fraction of the
+// frame's width.
+const shadeEdge = 0.08
+
+// setupShade precomputes the shade's coverage: 1 on the far side of a
+// line through the frame's centre at angle ang, 0 on the near side, with
+// a soft edge between.
+func (s *Scene) setupShade(ang float64) {
+	W, H := s.cfg.Width, s.cfg.Height
+	nx, ny := math.Cos(ang), math.Sin(ang)
+	edge := shadeEdge * float64(W)
+	s.shade = make([]float32, W*H)
+	s.vigShaded = make([]float32, W*H)
+	for j := range H {
+		for i := range W {
+			d := (float64(i)-s.cam.cx)*nx + (float64(j)-s.cam.cy)*ny
+			s.shade[j*W+i] = float32(smooth01(d/edge + 0.5))
+		}
+	}
+}
+
+// shaded is the vignette with the shade's darkening at time t (ms).
+func (s *Scene) shaded(t int64) []float32 {
+	k := s.shadeAt(t)
+	if k <= 0 {
+		return s.vig
+	}
+	for i, v := range s.vig {
+		s.vigShaded[i] = v * (1 - k*s.shade[i])
+	}
+	return s.vigShaded
+}
+
+// shadeAt is how much darker the shaded side is at time t (ms).
+func (s *Scene) shadeAt(t int64) float32 {
+	c := s.cfg
+	if c.ShadeDepth <= 0 || s.shade == nil {
+		return 0
+	}
+	ramp := c.ShadeRampMS
+	if ramp == 0 {
+		ramp = 600
+	}
+	var f float64
+	switch {
+	case t < c.ShadeFromMS-ramp || t > c.ShadeToMS+ramp:
+		return 0
+	case t < c.ShadeFromMS:
+		f = float64(t-(c.ShadeFromMS-ramp)) / float64(ramp)
+	case t > c.ShadeToMS:
+		f = float64(c.ShadeToMS+ramp-t) / float64(ramp)
+	default:
+		f = 1
+	}
+	return float32(c.ShadeDepth * smooth01(f))
+}
+
+// smooth01 is the smoothstep of x clamped to 0..1.
+func smooth01(x float64) float64 {
+	x = math.Max(0, math.Min(1, x))
+	return x * x * (3 - 2*x)
 }
 
 // truth lists the cards a frame shows.

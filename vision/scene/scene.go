@@ -95,19 +95,22 @@ type Scene struct {
 	boardSig        uint64
 	boardValid      bool
 
-	rmap   *remapper
-	vig    []float32
-	rowG   []float32
-	colG   []float32
-	noise  []int8
-	offs   []int32
-	light  [8]float64
-	black  int
-	frame  []byte // BGR output when rendering to an image.RGBA
-	hr     handRaster
-	bgBGR  [3]uint8
-	shadow *sprite // soft shadow of a card lying on the table
-	lifted *sprite // softer, of a card in the air
+	rmap *remapper
+	vig  []float32
+	// shade is the shade's coverage (Config.ShadeDepth), vigShaded the
+	// vignette darkened by it, made again each shaded frame.
+	shade, vigShaded []float32
+	rowG             []float32
+	colG             []float32
+	noise            []int8
+	offs             []int32
+	light            [8]float64
+	black            int
+	frame            []byte // BGR output when rendering to an image.RGBA
+	hr               handRaster
+	bgBGR            [3]uint8
+	shadow           *sprite // soft shadow of a card lying on the table
+	lifted           *sprite // softer, of a card in the air
 
 	cards *synth.Renderer
 	faces map[referee.Face]*sprite

@@ -379,3 +379,44 @@ func TestJPEG(t *testing.T) {
 		t.Errorf("JPEG at quality 40 changes pixels by %.2f levels on average", diff)
 	}
 }
+
+// A shade darkens one side of the frame while it lasts, and only then;
+// the rest of the scene is as without it.
+func TestShade_DarkensOneSideWhileItLasts(t *testing.T) {
+	evs := timeline(t, 4, 11, 1)
+	plain := newScene(t, small(), 4, 11, evs)
+	cfg := small()
+	cfg.ShadeDepth, cfg.ShadeFromMS, cfg.ShadeToMS, cfg.ShadeRampMS = 0.5, 4000, 6000, 500
+	shaded := newScene(t, cfg, 4, 11, evs)
+	before, _ := render(t, shaded, 2000)
+	before0, _ := render(t, plain, 2000)
+	if !bytes.Equal(before.Pix, before0.Pix) {
+		t.Error("before the shade, the frame differs from the scene without one")
+	}
+	during, _ := render(t, shaded, 5000)
+	during0, _ := render(t, plain, 5000)
+	darker, same := 0, 0
+	for i := 0; i < len(during.Pix); i += 4 {
+		d := int(during0.Pix[i+1]) - int(during.Pix[i+1])
+		switch {
+		case d > 8:
+			darker++
+		case d >= -6 && d <= 6:
+			same++
+		}
+	}
+	n := len(during.Pix) / 4
+	if darker < n/4 || same < n/4 {
+		t.Errorf("during the shade: %d of %d pixels darker, %d about the same; want a quarter or more of each", darker, n, same)
+	}
+	after, _ := render(t, shaded, 7000)
+	after0, _ := render(t, plain, 7000)
+	if !bytes.Equal(after.Pix, after0.Pix) {
+		t.Error("after the shade, the frame differs from the scene without one")
+	}
+	bad := small()
+	bad.ShadeDepth, bad.ShadeFromMS, bad.ShadeToMS = 0.5, 6000, 4000
+	if err := bad.Validate(); !errors.Is(err, ErrConfig) {
+		t.Errorf("a shade that ends before it starts: %v", err)
+	}
+}
