@@ -31,7 +31,7 @@ type Calibrator struct {
 	file     *calibration.File
 	view     *tableView
 	planeN   int
-	markers  [4]bool // which table markers the last frame showed
+	markers  [4]bool  // which table markers the last frame showed
 	bgSum    gocv.Mat // float sum of rectified empty tables
 	bgN      int
 	bg       gocv.Mat // the empty table, 8-bit, work scale

@@ -179,4 +179,3 @@ func TestEndToEndSweep(t *testing.T) {
 	t.Logf("%d rounds: scores right %d, pile tops right %d, false violations %d, injected %d, called with their rule %d, with another %d",
 		len(rounds), scores, tops, falseV, inj, caught, wrong)
 }
-
