@@ -127,6 +127,13 @@ func TestBrowser_SpectatorPage(t *testing.T) {
 	evalUntil(t, ctx, "the pile", `document.querySelector('#piles .card .num') && document.querySelector('#piles .card .num').textContent`,
 		10*time.Second, func(s string) bool { return s == "3" })
 
+	// A top the camera reads unsure shows "?" until it reads it sure again.
+	const pileShown = `(() => { const c = document.querySelector('#piles .card'); return c ? c.querySelector('.num').textContent + (c.classList.contains('unsure') ? ' unsure' : '') : ''; })()`
+	ts.game.SetUnsure([]int{1})
+	evalUntil(t, ctx, "the unsure pile", pileShown, 10*time.Second, func(s string) bool { return s == "? unsure" })
+	ts.game.SetUnsure(nil)
+	evalUntil(t, ctx, "the pile read sure again", pileShown, 10*time.Second, func(s string) bool { return s == "3" })
+
 	// A change on the server shows up: the stop, with its rule.
 	if err := ts.game.Stop("P2"); err != nil {
 		t.Fatal(err)
