@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"gocv.io/x/gocv"
@@ -21,18 +22,25 @@ func init() {
 // minDeckCards is how many of the 40 cards a layout must show by default.
 const minDeckCards = 36
 
+// photoList is a flag given once per photo.
+type photoList []string
+
+func (l *photoList) String() string     { return strings.Join(*l, ",") }
+func (l *photoList) Set(v string) error { *l = append(*l, v); return nil }
+
 func runDeck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("deck", "--photo PHOTO --calibration calib.json [--out FILE] [--order red,green,blue,yellow] [--min 36]", stderr)
-	photo := fs.String("photo", "", "photo of the deck: a row of each colour, 1 to 10 from the left, the first colour at the top")
+	fs := newFlags("deck", "--photo PHOTO [--photo PHOTO...] --calibration calib.json [--out FILE] [--order red,green,blue,yellow] [--min 36]", stderr)
+	var photos photoList
+	fs.Var(&photos, "photo", "photo of the deck: a row of each colour, 1 to 10 from the left, the first colour at the top; give it again for more shots of each card (two photos read better than one)")
 	calPath := fs.String("calibration", "", "calibration file to add the deck to (its white balance cuts the crops)")
 	out := fs.String("out", "", "file to write (default: the calibration file itself)")
 	orderFlag := fs.String("order", "red,green,blue,yellow", "the rows' colours, top to bottom as the camera sees them")
-	minCards := fs.Int("min", minDeckCards, "fewest cards the photo must show")
+	minCards := fs.Int("min", minDeckCards, "fewest cards the photos must show")
 	nets := networkFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *photo == "" || *calPath == "" {
+	if len(photos) == 0 || *calPath == "" {
 		fs.Usage()
 		return errUsage
 	}
@@ -44,31 +52,43 @@ func runDeck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	img := gocv.IMRead(*photo, gocv.IMReadColor)
-	defer img.Close()
-	if img.Empty() {
-		return fmt.Errorf("%s: not an image OpenCV can read", *photo)
-	}
 	w, err := loadWeights(*nets.weights)
 	if err != nil {
 		return err
 	}
-	layout, err := vision.ReadDeckLayout(img, order, cal.WhiteBalance, w.Config)
-	if err != nil {
-		return err
+	// Each photo adds a shot of each card it shows; a card is missing
+	// when no photo shows it.
+	var all vision.DeckLayout
+	shown := map[referee.Face]bool{}
+	for _, photo := range photos {
+		layout, err := readDeckPhoto(photo, order, cal.WhiteBalance, w)
+		if err != nil {
+			return err
+		}
+		if len(photos) > 1 {
+			fmt.Fprintf(stderr, "deck: %s: %d cards\n", photo, len(layout.Cards))
+		}
+		for _, c := range layout.Cards {
+			shown[c.Face] = true
+		}
+		all.Cards = append(all.Cards, layout.Cards...)
+		all.Missing = append(all.Missing, layout.Missing...)
 	}
-	layout, err = dropOtherColours(w, layout)
-	if err != nil {
-		return err
+	missing := all.Missing[:0:0]
+	for _, f := range all.Missing {
+		if !shown[f] && !slices.Contains(missing, f) {
+			missing = append(missing, f)
+		}
 	}
-	if len(layout.Missing) > 0 {
-		fmt.Fprintf(stderr, "deck: not found: %s\n", faceList(layout.Missing))
+	all.Missing = missing
+	if len(all.Missing) > 0 {
+		fmt.Fprintf(stderr, "deck: not found: %s\n", faceList(all.Missing))
 	}
-	if len(layout.Cards) < *minCards {
+	if len(shown) < *minCards {
 		return fmt.Errorf("%d of %d cards found, want at least %d (not found: %s): lay them out again in view and take another photo",
-			len(layout.Cards), len(order)*vision.DeckColumns, *minCards, faceList(layout.Missing))
+			len(shown), len(order)*vision.DeckColumns, *minCards, faceList(all.Missing))
 	}
-	deck, misread, err := learnLayout(w, layout)
+	deck, misread, err := learnLayout(w, all)
 	if err != nil {
 		return err
 	}
@@ -80,9 +100,24 @@ func runDeck(args []string, stdout, stderr io.Writer) error {
 	if err := writeCalibration(dst, cal); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: the deck's %d cards (%d read otherwise by the network alone: %s)\n",
-		dst, len(layout.Cards), len(misread), faceList(misread))
+	fmt.Fprintf(stdout, "wrote %s: the deck's %d cards from %d shot(s) (%d shot(s) read otherwise by the network alone: %s)\n",
+		dst, len(shown), len(all.Cards), len(misread), faceList(misread))
 	return nil
+}
+
+// readDeckPhoto reads one photo of the layout: the cards found in their
+// places, less those the network reads as another colour.
+func readDeckPhoto(photo string, order []referee.Colour, wb [3]float64, w *model.Weights) (vision.DeckLayout, error) {
+	img := gocv.IMRead(photo, gocv.IMReadColor)
+	defer img.Close()
+	if img.Empty() {
+		return vision.DeckLayout{}, fmt.Errorf("%s: not an image OpenCV can read", photo)
+	}
+	layout, err := vision.ReadDeckLayout(img, order, wb, w.Config)
+	if err != nil {
+		return layout, fmt.Errorf("%s: %w", photo, err)
+	}
+	return dropOtherColours(w, layout)
 }
 
 // dropOtherColours moves to Missing the places whose find the network

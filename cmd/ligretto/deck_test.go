@@ -85,3 +85,33 @@ func TestDeckCommand_NamesMissingCardsAndWritesNothing(t *testing.T) {
 		t.Fatal("the calibration file changed")
 	}
 }
+
+// Two photos of the layout, each with another card under a hand: the
+// deck has every card, a shot of each from every photo that shows it.
+func TestDeckCommand_TwoPhotosMakeTwoShotsACard(t *testing.T) {
+	red9, blue4 := referee.Face{Colour: referee.Red, Number: 9}, referee.Face{Colour: referee.Blue, Number: 4}
+	first, cal := deckFixture(t, red9)
+	second, _ := deckFixture(t, blue4)
+	code, out, errs := runCLI("deck", "--photo", first, "--photo", second, "--calibration", cal, "--min", "40")
+	if code != 0 {
+		t.Fatalf("deck: exit %d: %s %s", code, out, errs)
+	}
+	f, err := readCalibration(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Deck == nil || len(f.Deck.Cards) != 40 {
+		t.Fatalf("deck section %+v after %q", f.Deck, out)
+	}
+	for _, c := range f.Deck.Cards {
+		want := 2
+		if colour, err := referee.ParseColour(c.Colour); err != nil {
+			t.Fatal(err)
+		} else if face := (referee.Face{Colour: colour, Number: c.Number}); face == red9 || face == blue4 {
+			want = 1
+		}
+		if c.Shots != want {
+			t.Errorf("%s %d: %d shot(s), want %d", c.Colour, c.Number, c.Shots, want)
+		}
+	}
+}
