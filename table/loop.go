@@ -122,6 +122,11 @@ type Config struct {
 	Log *slog.Logger
 	// Metrics, if set, is told what each frame cost and what was decided.
 	Metrics Metrics
+	// Reader, if set, gives the reader the pipeline reads cards with on
+	// calibration f: the loop's own adapted to f's deck, if f has one
+	// (ligretto deck). An error refuses f. The loop does not close what
+	// it returns. Nil: the loop's own reader throughout.
+	Reader func(f *calibration.File) (model.Predictor, error)
 }
 
 // Metrics is what the loop reports as it goes; stream.TableMetrics is one.
@@ -145,6 +150,7 @@ var ErrNoSeat = errors.New("table: no such seat")
 type Loop struct {
 	cfg  Config
 	pred model.Predictor
+	deck *calibration.Deck // the last calibration's deck, kept for the next
 	mcfg model.Config
 	ref  Referee
 	log  *slog.Logger
@@ -295,6 +301,11 @@ func (l *Loop) UseCalibration(f *calibration.File) error {
 				calibration.ErrMalformed, s.Player, len(s.Prototype), l.mcfg.BackEmbeddingLen())
 		}
 	}
+	if l.cfg.Reader != nil {
+		if _, err := l.cfg.Reader(f); err != nil {
+			return err
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.request = &request{file: f}
@@ -394,6 +405,9 @@ func (l *Loop) takeRequest() {
 
 // setFile sets the calibration in use.
 func (l *Loop) setFile(f *calibration.File) {
+	if f != nil && f.Deck != nil {
+		l.deck = f.Deck
+	}
 	l.file = f
 	l.mu.Lock()
 	l.status.file = f
@@ -577,6 +591,7 @@ func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
 		l.log.Warn("calibration failed; starting over", slog.Any("err", err))
 		return "Calibrating: starting over (" + err.Error() + ")", nil
 	}
+	l.keepDeck(f)
 	l.setFile(f)
 	l.log.Info("calibrated", slog.Int("players", len(f.Seats)), slog.String("backs", backs(f)))
 	if l.cfg.CalibrateOnly {
@@ -591,6 +606,15 @@ func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
 	return "Calibrated: refereeing from here", nil
 }
 
+// keepDeck gives a calibration made live the deck of the one before it,
+// if it has none: the deck is the cards', not the table's, and outlives
+// a calibration.
+func (l *Loop) keepDeck(f *calibration.File) {
+	if f.Deck == nil {
+		f.Deck = l.deck
+	}
+}
+
 // startPipeline builds the pipeline on the calibration and opens the
 // match with its observations.
 func (l *Loop) startPipeline(tMS int64) error {
@@ -600,7 +624,15 @@ func (l *Loop) startPipeline(tMS int64) error {
 			pc.Settings = s
 		}
 	}
-	p, err := vision.NewPipeline(l.file, l.pred, l.mcfg, pc)
+	pred := l.pred
+	if l.cfg.Reader != nil {
+		r, err := l.cfg.Reader(l.file)
+		if err != nil {
+			return fmt.Errorf("table: the calibration's reader: %w", err)
+		}
+		pred = r
+	}
+	p, err := vision.NewPipeline(l.file, pred, l.mcfg, pc)
 	if err != nil {
 		return err
 	}

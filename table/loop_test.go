@@ -2,6 +2,7 @@ package table
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"ligretto/calibration"
@@ -106,4 +107,68 @@ func TestLoop_C1_BackNamedFromTheConsole(t *testing.T) {
 	if got := l.match.Players[0].Back; got != "cubes" {
 		t.Errorf("the next match names Ann's back %q", got)
 	}
+}
+
+// A deck learnt for the cards (ligretto deck) outlives the calibration it
+// came with: a calibration made live after it gets it, one with a deck
+// of its own keeps that; and a calibration the reader refuses (a deck of
+// other weights) is refused from the console.
+func TestLoop_DeckOutlivesARecalibration(t *testing.T) {
+	w, pred, err := model.DefaultPredictor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pred.Close()
+	refused := errors.New("a deck of other weights")
+	other := testDeck("0")
+	reader := func(f *calibration.File) (model.Predictor, error) {
+		if f.Deck != nil && f.Deck.WeightsSHA256 == other.WeightsSHA256 {
+			return nil, refused
+		}
+		return pred, nil
+	}
+	deck := testDeck("1")
+	l, err := New(Config{Calibration: tableFile(w.Config, deck), Reader: reader}, pred, w.Config, referee.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	live := tableFile(w.Config, nil)
+	l.keepDeck(live)
+	if live.Deck != deck {
+		t.Errorf("a live calibration after one with a deck has deck %+v", live.Deck)
+	}
+	own := testDeck("2")
+	withOwn := tableFile(w.Config, own)
+	l.keepDeck(withOwn)
+	if withOwn.Deck != own {
+		t.Errorf("a calibration's own deck was replaced by %+v", withOwn.Deck)
+	}
+	if err := l.UseCalibration(tableFile(w.Config, other)); !errors.Is(err, refused) {
+		t.Errorf("a calibration whose deck the reader refuses: %v", err)
+	}
+	if err := l.UseCalibration(tableFile(w.Config, nil)); err != nil {
+		t.Errorf("a calibration without a deck: %v", err)
+	}
+}
+
+// tableFile is a valid two-seat calibration with enrolled backs of the
+// classifier's embedding length, and deck.
+func tableFile(mcfg model.Config, deck *calibration.Deck) *calibration.File {
+	centre, zones := calibration.Layout(2, 1000, 700)
+	f := &calibration.File{Version: calibration.Version, ImageW: 1280, ImageH: 800, TableW: 1000, TableH: 700,
+		Homography: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, Centre: centre, WhiteBalance: [3]float64{1, 1, 1}, Source: "manual", Deck: deck}
+	for i, z := range zones {
+		proto := make([]float32, mcfg.BackEmbeddingLen())
+		proto[i] = 1
+		f.Seats = append(f.Seats, calibration.Seat{Player: []string{"Ann", "Ben"}[i], Back: []string{"back-1", "back-2"}[i], Zone: z, Prototype: proto})
+	}
+	return f
+}
+
+// testDeck is a valid deck section of one card, for weights whose hash is
+// the digit repeated.
+func testDeck(digit string) *calibration.Deck {
+	return &calibration.Deck{Version: calibration.DeckVersion, WeightsSHA256: strings.Repeat(digit, 64), Layer: "hidden", Scale: 40, Floor: 0.9,
+		Cards: []calibration.DeckCard{{Colour: "red", Number: 1, Shots: 1, Prototype: []float32{1, 0}}}}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"ligretto/calibration"
+	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/table"
 	"ligretto/vision"
@@ -67,12 +68,13 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		source = table.Prefetch(source)
 	}
 	defer source.Close()
-	cfg := table.Config{Players: *players, Pipeline: vision.DefaultPipelineConfig()}
+	cfg := table.Config{Players: *players, Pipeline: vision.DefaultPipelineConfig(),
+		Reader: func(f *calibration.File) (model.Predictor, error) { return withDeck(f, w, pred) }}
 	if *calPath != "" {
 		if cfg.Calibration, err = readCalibration(*calPath); err != nil {
 			return err
 		}
-		if pred, err = withDeck(cfg.Calibration, w, pred); err != nil {
+		if _, err = withDeck(cfg.Calibration, w, pred); err != nil {
 			return err
 		}
 	} else {

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"ligretto/calibration"
+	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/stream"
 	"ligretto/stream/phonelink"
@@ -114,7 +115,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pred.Close()
-	if pred, err = withDeck(cal, w, pred); err != nil {
+	if _, err = withDeck(cal, w, pred); err != nil {
 		return err
 	}
 	token, err := operatorToken(*tokenFile, stdout)
@@ -154,7 +155,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	defer src.Close()
 	feed := newFrameFeed()
 	lcfg := table.Config{Players: *players, Calibration: cal, Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: log,
-		OnFrame: feed.offer}
+		OnFrame: feed.offer, Reader: func(f *calibration.File) (model.Predictor, error) { return withDeck(f, w, pred) }}
 	if cal == nil {
 		std, err := vision.StandardBacks(pred, w.Config)
 		if err != nil {
