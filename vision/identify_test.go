@@ -128,3 +128,54 @@ func TestIdentify_RefusesNonColourImages(t *testing.T) {
 		t.Fatal("a one-channel image must be refused")
 	}
 }
+
+// A face that shows a 6 at one end and an 8 at the other (the top of one
+// card over another's bottom) has no one number: identify must not be
+// sure of one (it says unsure), while the whole faces beside it are read
+// sure.
+func TestIdentify_TwoNumbersAtOnceIsUnsure(t *testing.T) {
+	r, err := synth.New(synth.DefaultParams(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 110, 50, 0), 720, 1280, gocv.MatTypeCV8UC3)
+	defer img.Close()
+	faces := []referee.Face{{Colour: referee.Red, Number: 6}, {Colour: referee.Blue, Number: 8}, {Colour: referee.Green, Number: 3}}
+	for i, f := range faces {
+		card, err := r.Card(synth.Label{Side: synth.FaceSide, Face: f}, 120, 180, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			eight, err := r.Card(synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: referee.Red, Number: 8}}, 120, 180, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for y := 90; y < 180; y++ {
+				for x := range 120 {
+					card.SetRGBA(x, y, eight.RGBAAt(x, y))
+				}
+			}
+		}
+		paste(img, card, 200+float64(i)*300, 360, 10)
+	}
+	w, p := embedded(t)
+	defer p.Close()
+	found, err := NewIdentifier(p, w.Config, nil).Identify(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range faces {
+		f := nearestFound(found, 200+float64(i)*300, 360)
+		t.Logf("card %d: %s %s %d %.3f unsure %v", i, f.Side, f.Colour, f.Number, f.Confidence, f.Unsure)
+		if i == 0 {
+			if f.Side != "face" || f.Colour != "red" || !f.Unsure {
+				t.Errorf("a red face with a 6 and an 8 read %s %s %d (%.3f), unsure %v; want a red face, unsure", f.Side, f.Colour, f.Number, f.Confidence, f.Unsure)
+			}
+			continue
+		}
+		if f.Side != "face" || f.Face != want || f.Unsure {
+			t.Errorf("card %d: read %s %s %d unsure %v, laid %s", i, f.Side, f.Colour, f.Number, f.Unsure, want)
+		}
+	}
+}
