@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // DeckVersion is the deck section's format, versioned apart from the file:
@@ -76,8 +77,8 @@ func (d *Deck) Validate() error {
 	if d.Version != DeckVersion {
 		return fmt.Errorf("%w: deck section version %d, this program reads %d (run `ligretto deck` again)", ErrVersion, d.Version, DeckVersion)
 	}
-	if h, err := hex.DecodeString(d.WeightsSHA256); err != nil || len(h) != 32 {
-		return bad("weights_sha256 %q is not 64 hex digits", d.WeightsSHA256)
+	if h, err := hex.DecodeString(d.WeightsSHA256); err != nil || len(h) != 32 || d.WeightsSHA256 != strings.ToLower(d.WeightsSHA256) {
+		return bad("weights_sha256 %q is not 64 lower-case hex digits", d.WeightsSHA256)
 	}
 	if d.Layer == "" {
 		return bad("no layer")

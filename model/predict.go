@@ -169,9 +169,11 @@ func softmaxT(dst, logits []float32, t float64) {
 		return
 	}
 	var scaled [NumNumbers]float32
-	s := scaled[:len(logits)]
+	var s []float32
 	if len(logits) > len(scaled) {
 		s = make([]float32, len(logits))
+	} else {
+		s = scaled[:len(logits)]
 	}
 	for i, v := range logits {
 		s[i] = float32(float64(v) / t)

@@ -97,6 +97,7 @@ func NewTrainer(cfg Config, init *Weights) (t *Trainer, err error) {
 		}
 		w = init.Clone()
 		w.Config = cfg.clone()
+		w.Temperatures = Temperatures{} // fitted for the starting weights, not for what training makes of them
 	}
 	t = &Trainer{cfg: cfg.clone(), base: w, lr: cfg.LearnRate}
 	share := cfg.BatchSize / cfg.workers()

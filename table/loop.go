@@ -228,6 +228,9 @@ func (l *Loop) reset() {
 		l.pipe.Close()
 		l.pipe = nil
 	}
+	if u, ok := l.ref.(UnsureSink); ok {
+		u.SetUnsure(nil) // no pile is read at all until the pipeline starts again
+	}
 	l.last = vision.Timing{}
 }
 
@@ -388,6 +391,7 @@ func (l *Loop) takeRequest() {
 	switch {
 	case req.file != nil:
 		l.reset()
+		l.deck = req.file.Deck // a file loaded with no deck reads without one from now on
 		l.setFile(req.file)
 		l.log.Info("calibration loaded", slog.Int("players", len(req.file.Seats)), slog.String("backs", backs(req.file)))
 	case req.players != nil:

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"image"
+	"math"
 	"sort"
 )
 
@@ -54,25 +55,32 @@ func ScoreWholeCards(finds []Quad, cards []image.Rectangle) FindScore {
 
 // ScoreMarkedCards scores finds against labels that mark a point of each
 // card (the centre of its corner index, as the UNO photos' labels do): a
-// card is found when a find contains its point; a find containing no
-// point is false.
+// find that contains marked points finds one card, the nearest to its
+// centre, and a card is found when some find credits it; a find
+// containing no point is false.
 func ScoreMarkedCards(finds []Quad, points []image.Point) FindScore {
 	s := FindScore{Labelled: len(points)}
-	hit := make([]bool, len(finds))
-	for _, p := range points {
-		found := false
-		for i, q := range finds {
-			if q.Contains(float64(p.X), float64(p.Y)) {
-				hit[i], found = true, true
+	credited := make([]bool, len(points))
+	for _, q := range finds {
+		cx, cy := q.Centre()
+		best, bd := -1, math.Inf(1)
+		for i, p := range points {
+			if !q.Contains(float64(p.X), float64(p.Y)) {
+				continue
+			}
+			if d := math.Hypot(float64(p.X)-cx, float64(p.Y)-cy); d < bd {
+				best, bd = i, d
 			}
 		}
-		if found {
-			s.Found++
-		}
-	}
-	for _, h := range hit {
-		if !h {
+		if best < 0 {
 			s.FalseFinds++
+			continue
+		}
+		credited[best] = true
+	}
+	for _, c := range credited {
+		if c {
+			s.Found++
 		}
 	}
 	return s

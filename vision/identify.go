@@ -44,13 +44,20 @@ type Identifier struct {
 	cfg    model.Config
 	backs  []BackPrototype
 	detect func(w, h int) DetectParams
+	gains  [3]float64 // white balance of the crops
 }
 
 // NewIdentifier reads cards with pred (whose weights have config cfg) and
 // names backs by the nearest of backs.
 func NewIdentifier(pred model.Predictor, cfg model.Config, backs []BackPrototype) *Identifier {
-	return &Identifier{pred: pred, cfg: cfg, backs: backs, detect: DefaultDetectParams}
+	return &Identifier{pred: pred, cfg: cfg, backs: backs, detect: DefaultDetectParams, gains: [3]float64{1, 1, 1}}
 }
+
+// UseWhiteBalance corrects the crops by a calibration's white balance
+// gains, as the pipeline does: the camera the calibration was made with,
+// and a deck learnt from crops so corrected (ligretto deck), read alike.
+// A photo taken otherwise has none (the default: 1, 1, 1).
+func (id *Identifier) UseWhiteBalance(gains [3]float64) { id.gains = gains }
 
 // StandardBacks enrols the twelve back designs of the three boxes from
 // rendered crops, for reading backs without a calibration.
@@ -98,10 +105,9 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 		return nil, nil
 	}
 	views := make([]model.BackViews, len(quads))
-	noGains := [3]float64{1, 1, 1} // a photo has no calibrated white balance
 	for i, q := range quads {
 		var err error
-		if views[i], err = backViewsFromCamera(img, q, noGains, id.cfg); err != nil {
+		if views[i], err = backViewsFromCamera(img, q, id.gains, id.cfg); err != nil {
 			return nil, fmt.Errorf("identify: crop %d: %w", i, err)
 		}
 	}

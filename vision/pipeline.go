@@ -551,7 +551,7 @@ func (p *Pipeline) vote(pl *pile) {
 		if _, ok := pl.firstRead[f]; !ok {
 			pl.firstRead[f] = p.frame
 		}
-		if conf >= p.cfg.OpenConfidence {
+		if conf >= p.cfg.OpenConfidence && r.FaceConfidence() >= model.SureAt { // a bad first card is a foul (C6): only on a sure reading
 			if pl.sureReads == nil {
 				pl.sureReads = map[referee.Face]int{}
 			}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"fmt"
 	"image"
 	"image/color"
@@ -26,6 +28,7 @@ func init() {
 // index boxes, YOLO).
 type labelledPhoto struct {
 	name, path string
+	labelSize  image.Point // the image size the VOC label gives (0 for YOLO)
 	boxes      []image.Rectangle
 	points     []image.Point
 }
@@ -83,11 +86,14 @@ func listLabelledPhotos(dir string, split photoSplit) (photos []labelledPhoto, v
 			if err != nil {
 				return nil, voc, fmt.Errorf("%s.xml: %w", base, err)
 			}
-			p.boxes = v.Boxes
+			p.boxes, p.labelSize = v.Boxes, image.Pt(v.Width, v.Height)
 		} else {
 			f, err := os.Open(filepath.Join(dir, "labels", base+".txt"))
-			if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue // a photo of the background alone
+			}
+			if err != nil {
+				return nil, voc, fmt.Errorf("labels of %s: %w", e.Name(), err)
 			}
 			boxes, _, err := realphotos.ParseLabels(f)
 			f.Close()
@@ -137,6 +143,11 @@ func runFinder(args []string, stdout, stderr io.Writer) error {
 		if img.Empty() {
 			img.Close()
 			return fmt.Errorf("cannot read %s", p.path)
+		}
+		if p.labelSize != (image.Point{}) && p.labelSize != image.Pt(img.Cols(), img.Rows()) {
+			img.Close()
+			return fmt.Errorf("%s: the label is for a %dx%d image, the photo is %dx%d (turned by its EXIF orientation?)",
+				p.name, p.labelSize.X, p.labelSize.Y, img.Cols(), img.Rows())
 		}
 		finds := vision.FindCardsInPhoto(img, vision.DefaultDetectParams(img.Cols(), img.Rows()))
 		var sc vision.FindScore

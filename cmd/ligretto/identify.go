@@ -9,6 +9,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"ligretto/calibration"
 	"ligretto/vision"
 )
 
@@ -25,7 +26,7 @@ type identified struct {
 
 func runIdentify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("identify", "[--json] [--annotate OUT.png] [--calibration FILE] [--weights FILE] IMAGE...", stderr)
-	calPath := fs.String("calibration", "", "calibration file whose deck (ligretto deck) the cards are read with; its table geometry is not used")
+	calPath := fs.String("calibration", "", "calibration file whose deck (ligretto deck) and white balance the cards are read with; its table geometry is not used")
 	asJSON := fs.Bool("json", false, "print one JSON object per image")
 	annotate := fs.String("annotate", "", "write the image with the cards drawn on it (OUT-2.png, ... for further images)")
 	nets := networkFlags(fs)
@@ -41,9 +42,9 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pred.Close()
+	var cal *calibration.File
 	if *calPath != "" {
-		cal, err := readCalibration(*calPath)
-		if err != nil {
+		if cal, err = readCalibration(*calPath); err != nil {
 			return err
 		}
 		if pred, err = withDeck(cal, w, pred); err != nil {
@@ -55,6 +56,9 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	id := vision.NewIdentifier(pred, w.Config, backs)
+	if cal != nil {
+		id.UseWhiteBalance(cal.WhiteBalance) // the deck was learnt from crops so corrected
+	}
 	failed := 0
 	for i, path := range fs.Args() {
 		res := identifyOne(id, path, annotatePath(*annotate, i))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,13 @@ func runModelTemperature(args []string, stdout, stderr io.Writer) error {
 	}
 	if *n < 2 {
 		return fmt.Errorf("--n %d: fit on at least 2 crops", *n)
+	}
+	outGiven := false
+	fs.Visit(func(f *flag.Flag) { outGiven = outGiven || f.Name == "out" })
+	if (*nets.weights != "" || *nets.second != "") && !outGiven {
+		// The committed file must name the embedded weights, or every
+		// command refuses them: other weights' temperatures go elsewhere.
+		return fmt.Errorf("--weights or --second: give --out too (the default, %s, is the embedded weights' file)", *out)
 	}
 	type network struct {
 		name string // as the file names it: the name the weights have in model/weights

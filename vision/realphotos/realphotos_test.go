@@ -85,7 +85,7 @@ func TestParseVOC(t *testing.T) {
 <object><name>ace</name><bndbox><xmin>97</xmin><ymin>136</ymin><xmax>275</xmax><ymax>368</ymax></bndbox></object>
 <object><name>king</name><bndbox><xmin>1</xmin><ymin>2</ymin><xmax>40</xmax><ymax>60</ymax></bndbox></object></annotation>`
 	v, err := ParseVOC(strings.NewReader(doc))
-	if err != nil || v.Width != 378 || len(v.Boxes) != 2 || v.Boxes[0] != image.Rect(97, 136, 275, 368) || v.Names[1] != "king" {
+	if err != nil || v.Width != 378 || len(v.Boxes) != 2 || v.Boxes[0] != image.Rect(96, 135, 275, 368) || v.Names[1] != "king" {
 		t.Fatalf("%+v %v", v, err)
 	}
 	for _, bad := range []string{

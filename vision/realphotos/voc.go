@@ -44,9 +44,10 @@ func ParseVOC(r io.Reader) (VOC, error) {
 		return VOC{}, fmt.Errorf("%w: image size %dx%d", ErrFormat, f.Size.Width, f.Size.Height)
 	}
 	v := VOC{Width: f.Size.Width, Height: f.Size.Height}
-	bounds := image.Rect(0, 0, f.Size.Width+1, f.Size.Height+1) // VOC boxes are 1-based and inclusive
+	bounds := image.Rect(0, 0, f.Size.Width, f.Size.Height)
 	for i, o := range f.Objects {
-		b := image.Rect(int(o.Box.XMin), int(o.Box.YMin), int(o.Box.XMax), int(o.Box.YMax))
+		// VOC boxes are 1-based and inclusive: pixels xmin..xmax.
+		b := image.Rect(int(o.Box.XMin)-1, int(o.Box.YMin)-1, int(o.Box.XMax), int(o.Box.YMax))
 		if b.Empty() || !b.In(bounds) {
 			return VOC{}, fmt.Errorf("%w: object %d (%s): box %v outside %dx%d", ErrFormat, i+1, o.Name, b, f.Size.Width, f.Size.Height)
 		}
