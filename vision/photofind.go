@@ -37,6 +37,11 @@ const (
 // 1.4 to 1.55); the squares of a checked cloth are not.
 const photoMinAspect, photoMaxAspect = 1.25, 1.9
 
+// photoMinShare is the least share of the photo a card covers: a card
+// photographed to be read fills far more than a hundredth of the frame,
+// and the smaller card-like patches are grain and carpet.
+const photoMinShare = 0.01
+
 // FindCardsInPhoto finds the cards in a BGR photo taken without
 // calibration (identify): see the comment above.
 func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
@@ -50,6 +55,7 @@ func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
 	}
 	wp := p
 	wp.MinArea, wp.MaxArea = p.MinArea*scale*scale, p.MaxArea*scale*scale
+	wp.MinArea = max(wp.MinArea, photoMinShare*float64(work.Cols()*work.Rows()))
 	wp.CardW, wp.CardH = 0, 0
 	wp.MinAspect, wp.MaxAspect = max(wp.MinAspect, photoMinAspect), min(wp.MaxAspect, photoMaxAspect)
 
