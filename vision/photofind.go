@@ -45,7 +45,7 @@ const photoMinShare = 0.01
 // photoMinFill is the least share of its rectangle an outline's hull
 // covers: a card's corner indices and dark print cut its corners off in
 // a split into bright and dark.
-const photoMinFill = 0.85
+const photoMinFill = 0.75
 
 // FindCardsInPhoto finds the cards in a BGR photo taken without
 // calibration (identify): see the comment above.
@@ -92,9 +92,6 @@ func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
 		}
 	}
 	out := largestApart(kept)
-	if known {
-		out = sizedLike(out, size)
-	}
 	if scale != 1 {
 		for i, q := range out {
 			for k, pt := range q {
@@ -148,21 +145,6 @@ func sidesOf(q Quad) (long, short float64) {
 func (s cardSize) fits(q Quad, slack float64) bool {
 	long, short := sidesOf(q)
 	return math.Abs(long-s.long) <= slack*s.long && math.Abs(short-s.short) <= slack*s.short
-}
-
-// photoSizeOdd is how far from the photo's card size a find may be
-// before it is dropped as something else.
-const photoSizeOdd = 0.4
-
-// sizedLike keeps the finds about the size of the photo's cards.
-func sizedLike(qs []Quad, s cardSize) []Quad {
-	var out []Quad
-	for _, q := range qs {
-		if s.fits(q, photoSizeOdd) {
-			out = append(out, q)
-		}
-	}
-	return out
 }
 
 // photoCardSize is the size of the cards in a photo: the median sides of
