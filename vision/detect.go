@@ -48,6 +48,10 @@ type DetectParams struct {
 	// an outline of about two cards (two piles whose top cards touch) is
 	// split into two card-sized outlines.
 	CardW, CardH float64
+	// MinFill is the least share of its bounding rectangle an outline's
+	// hull covers; 0 means 0.85. The photo finder, which checks every
+	// outline's border, takes outlines whose corners were cut.
+	MinFill float64
 }
 
 // DefaultDetectParams suits cards that fill between 0.1% and 60% of a frame.
@@ -333,7 +337,11 @@ func cardCandidates(edges gocv.Mat, p DetectParams, cands []candidate) []candida
 		if r := long / short; r < p.MinAspect || r > p.MaxAspect {
 			return
 		}
-		if area < 0.85*w*h { // a card's outline fills its bounding rectangle
+		minFill := p.MinFill
+		if minFill == 0 {
+			minFill = 0.85
+		}
+		if area < minFill*w*h { // a card's outline fills its bounding rectangle
 			return
 		}
 		var q Quad

@@ -37,6 +37,16 @@ const (
 // 1.4 to 1.55); the squares of a checked cloth are not.
 const photoMinAspect, photoMaxAspect = 1.25, 1.9
 
+// photoMinShare is the least share of the photo a card covers: a card
+// photographed to be read fills far more than a hundredth of the frame,
+// and the smaller card-like patches are grain and carpet.
+const photoMinShare = 0.01
+
+// photoMinFill is the least share of its rectangle an outline's hull
+// covers: a card's corner indices and dark print cut its corners off in
+// a split into bright and dark.
+const photoMinFill = 0.75
+
 // FindCardsInPhoto finds the cards in a BGR photo taken without
 // calibration (identify): see the comment above.
 func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
@@ -50,27 +60,35 @@ func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
 	}
 	wp := p
 	wp.MinArea, wp.MaxArea = p.MinArea*scale*scale, p.MaxArea*scale*scale
+	wp.MinArea = max(wp.MinArea, photoMinShare*float64(work.Cols()*work.Rows()))
 	wp.CardW, wp.CardH = 0, 0
+	wp.MinFill = photoMinFill
 	wp.MinAspect, wp.MaxAspect = max(wp.MinAspect, photoMinAspect), min(wp.MaxAspect, photoMaxAspect)
 
-	smooth := gocv.NewMat()
+	smooth := smoothPhoto(work)
 	defer smooth.Close()
-	gocv.BilateralFilter(work, &smooth, 9, 60, 7)
-	gocv.MedianBlur(smooth, &smooth, 5)
-
-	var cands []candidate
-	for _, m := range photoOutlineMaps(work, smooth) {
-		cands = cardCandidates(m, wp, cands)
-		m.Close()
-	}
 	pix, err := smooth.DataPtrUint8()
 	if err != nil {
 		return nil
 	}
-	var kept []candidate
-	for _, c := range cands {
-		if borderAllRound(pix, smooth.Cols(), smooth.Rows(), c.q) {
+	maps := photoOutlineMaps(work, smooth)
+	defer closeAll(maps)
+	var kept, sure []candidate
+	for _, c := range photoCandidates(maps, wp) {
+		b := borderOf(pix, smooth.Cols(), smooth.Rows(), c.q)
+		if b.share >= photoBorderAll && b.sides() >= 3 {
 			kept = append(kept, c)
+		}
+		if b.share >= photoBorderAll && b.sides() == 4 {
+			sure = append(sure, c)
+		}
+	}
+	size, known := photoCardSize(largestApart(sure))
+	if known {
+		for _, c := range lineCandidates(maps[1], wp) {
+			if size.fits(c.q, photoSizeSlack) && borderAllRound(pix, smooth.Cols(), smooth.Rows(), c.q) {
+				kept = append(kept, c)
+			}
 		}
 	}
 	out := largestApart(kept)
@@ -83,6 +101,65 @@ func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
 		}
 	}
 	return out
+}
+
+// smoothPhoto is the photo with carpet, grain and print smoothed away
+// and the steps between card and table kept.
+func smoothPhoto(work gocv.Mat) gocv.Mat {
+	smooth := gocv.NewMat()
+	gocv.BilateralFilter(work, &smooth, 9, 60, 7)
+	gocv.MedianBlur(smooth, &smooth, 5)
+	return smooth
+}
+
+// photoCandidates are the card-shaped outlines of every outline map.
+func photoCandidates(maps []gocv.Mat, wp DetectParams) []candidate {
+	var cands []candidate
+	for _, m := range maps {
+		cands = cardCandidates(m, wp, cands)
+	}
+	return cands
+}
+
+func closeAll(ms []gocv.Mat) {
+	for _, m := range ms {
+		m.Close()
+	}
+}
+
+// cardSize is a card's long and short side in a photo.
+type cardSize struct{ long, short float64 }
+
+// photoSizeSlack is how much a card's sides may differ from the photo's
+// typical card: perspective makes near cards larger than far ones.
+const photoSizeSlack = 0.25
+
+// sidesOf is q's long and short side (the mean of opposite sides).
+func sidesOf(q Quad) (long, short float64) {
+	d := func(a, b image.Point) float64 { return math.Hypot(float64(a.X-b.X), float64(a.Y-b.Y)) }
+	s1, s2 := (d(q[0], q[1])+d(q[2], q[3]))/2, (d(q[1], q[2])+d(q[3], q[0]))/2
+	return math.Max(s1, s2), math.Min(s1, s2)
+}
+
+// fits reports whether q is a card of this size, give or take slack.
+func (s cardSize) fits(q Quad, slack float64) bool {
+	long, short := sidesOf(q)
+	return math.Abs(long-s.long) <= slack*s.long && math.Abs(short-s.short) <= slack*s.short
+}
+
+// photoCardSize is the size of the cards in a photo: the median sides of
+// the cards found by their closed outlines.
+func photoCardSize(found []Quad) (cardSize, bool) {
+	if len(found) == 0 {
+		return cardSize{}, false
+	}
+	longs, shorts := make([]float64, len(found)), make([]float64, len(found))
+	for i, q := range found {
+		longs[i], shorts[i] = sidesOf(q)
+	}
+	sort.Float64s(longs)
+	sort.Float64s(shorts)
+	return cardSize{longs[len(longs)/2], shorts[len(shorts)/2]}, true
 }
 
 // photoOutlineMaps are the binary maps whose contours are card candidates:
@@ -115,6 +192,32 @@ func photoOutlineMaps(work, smooth gocv.Mat) []gocv.Mat {
 // borderAllRound reports whether the photo (BGR bytes, w x h) changes
 // across q's border on most of it and on at least three of its sides.
 func borderAllRound(pix []byte, w, h int, q Quad) bool {
+	b := borderOf(pix, w, h, q)
+	return b.share >= photoBorderAll && b.sides() >= 3
+}
+
+// border is how the photo steps across a quad's outline: the share of
+// the samples on its border that step, and which sides (from q[i] to
+// q[i+1]) step along most of their length with an even colour beside them.
+type border struct {
+	share float64
+	side  [4]bool
+}
+
+func (b border) sides() int {
+	n := 0
+	for _, s := range b.side {
+		if s {
+			n++
+		}
+	}
+	return n
+}
+
+// borderOf measures the step across q's border in the photo (BGR bytes,
+// w x h).
+func borderOf(pix []byte, w, h int, q Quad) border {
+	var b border
 	cx, cy := q.Centre()
 	short := math.Min(math.Hypot(float64(q[1].X-q[0].X), float64(q[1].Y-q[0].Y)),
 		math.Hypot(float64(q[2].X-q[1].X), float64(q[2].Y-q[1].Y)))
@@ -126,10 +229,10 @@ func borderAllRound(pix []byte, w, h int, q Quad) bool {
 		}
 		return 3 * (iy*w + ix), true
 	}
-	n, ok, sides := 0, 0, 0
+	n, ok := 0, 0
 	for i := range q {
-		a, b := q[i], q[(i+1)%4]
-		ax, ay, bx, by := float64(a.X), float64(a.Y), float64(b.X), float64(b.Y)
+		a, e := q[i], q[(i+1)%4]
+		ax, ay, bx, by := float64(a.X), float64(a.Y), float64(e.X), float64(e.Y)
 		l := math.Hypot(bx-ax, by-ay)
 		if l < 1 {
 			continue
@@ -161,11 +264,12 @@ func borderAllRound(pix []byte, w, h int, q Quad) bool {
 			outside = append(outside, [3]int{int(pix[out]), int(pix[out+1]), int(pix[out+2])})
 		}
 		n, ok = n+sn, ok+sok
-		if sn > 0 && float64(sok) >= photoBorderSide*float64(sn) && (evenAlong(inside) || evenAlong(outside)) {
-			sides++
-		}
+		b.side[i] = sn > 0 && float64(sok) >= photoBorderSide*float64(sn) && (evenAlong(inside) || evenAlong(outside))
 	}
-	return n > 0 && sides >= 3 && float64(ok) >= photoBorderAll*float64(n)
+	if n > 0 {
+		b.share = float64(ok) / float64(n)
+	}
+	return b
 }
 
 // photoEvenStep and photoEvenShare: along a card's side, its margin (its
