@@ -48,6 +48,12 @@ type DetectParams struct {
 	// an outline of about two cards (two piles whose top cards touch) is
 	// split into two card-sized outlines.
 	CardW, CardH float64
+	// StraightSides also builds cards on straight edge segments at the
+	// size of the cards found whole (FindCardsInPhoto): a card that
+	// touches another or lies partly under something. Off for a photo of
+	// cards laid apart (a deck in rows), where it could take a hand over
+	// a card for one.
+	StraightSides bool
 	// MinFill is the least share of its bounding rectangle an outline's
 	// hull covers; 0 means 0.85. The photo finder, which checks every
 	// outline's border, takes outlines whose corners were cut.

@@ -50,7 +50,7 @@ type Identifier struct {
 // NewIdentifier reads cards with pred (whose weights have config cfg) and
 // names backs by the nearest of backs.
 func NewIdentifier(pred model.Predictor, cfg model.Config, backs []BackPrototype) *Identifier {
-	return &Identifier{pred: pred, cfg: cfg, backs: backs, detect: DefaultDetectParams, gains: [3]float64{1, 1, 1}}
+	return &Identifier{pred: pred, cfg: cfg, backs: backs, detect: DefaultPhotoDetectParams, gains: [3]float64{1, 1, 1}}
 }
 
 // UseWhiteBalance corrects the crops by a calibration's white balance

@@ -37,10 +37,22 @@ const (
 // 1.4 to 1.55); the squares of a checked cloth are not.
 const photoMinAspect, photoMaxAspect = 1.25, 1.9
 
-// photoMinShare is the least share of the photo a card covers: a card
-// photographed to be read fills far more than a hundredth of the frame,
-// and the smaller card-like patches are grain and carpet.
+// photoMinShare is the least share of the photo a card covers in
+// DefaultPhotoDetectParams: a card photographed to be read fills more than
+// a hundredth of the frame, and the smaller card-like patches are grain
+// and carpet. A photo of many cards at once (a deck laid out) takes
+// DefaultDetectParams.
 const photoMinShare = 0.01
+
+// DefaultPhotoDetectParams suits a photo taken to read the cards in it:
+// cards that fill between 1% and 60% of it, some touching or under others.
+func DefaultPhotoDetectParams(w, h int) DetectParams {
+	p := DefaultDetectParams(w, h)
+	p.MinArea = photoMinShare * float64(w*h)
+	p.StraightSides = true
+	p.MinFill = photoMinFill
+	return p
+}
 
 // photoMinFill is the least share of its rectangle an outline's hull
 // covers: a card's corner indices and dark print cut its corners off in
@@ -60,9 +72,7 @@ func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
 	}
 	wp := p
 	wp.MinArea, wp.MaxArea = p.MinArea*scale*scale, p.MaxArea*scale*scale
-	wp.MinArea = max(wp.MinArea, photoMinShare*float64(work.Cols()*work.Rows()))
 	wp.CardW, wp.CardH = 0, 0
-	wp.MinFill = photoMinFill
 	wp.MinAspect, wp.MaxAspect = max(wp.MinAspect, photoMinAspect), min(wp.MaxAspect, photoMaxAspect)
 
 	smooth := smoothPhoto(work)
@@ -83,8 +93,7 @@ func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
 			sure = append(sure, c)
 		}
 	}
-	size, known := photoCardSize(largestApart(sure))
-	if known {
+	if size, known := photoCardSize(largestApart(sure)); known && p.StraightSides {
 		for _, c := range lineCandidates(maps[1], wp) {
 			if size.fits(c.q, photoSizeSlack) && borderAllRound(pix, smooth.Cols(), smooth.Rows(), c.q) {
 				kept = append(kept, c)

@@ -16,7 +16,7 @@ import (
 const cardPhotos = "testdata/card-photos"
 
 // scoreOnCardPhotos runs find over the test photos and sums the score.
-func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad) FindScore {
+func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad, params func(w, h int) DetectParams) FindScore {
 	t.Helper()
 	entries, err := os.ReadDir(cardPhotos)
 	if err != nil {
@@ -41,7 +41,7 @@ func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad) F
 		if img.Empty() {
 			t.Fatalf("cannot read %s", e.Name())
 		}
-		total = total.Add(ScoreWholeCards(find(img, DefaultDetectParams(img.Cols(), img.Rows())), v.Boxes))
+		total = total.Add(ScoreWholeCards(find(img, params(img.Cols(), img.Rows())), v.Boxes))
 		img.Close()
 		photos++
 	}
@@ -55,8 +55,8 @@ func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad) F
 // finds more cards than the finder for a calibrated table's crops, and
 // takes fewer other things for cards.
 func TestFindCardsInPhoto_RealCardPhotos(t *testing.T) {
-	photo := scoreOnCardPhotos(t, FindCardsInPhoto)
-	table := scoreOnCardPhotos(t, FindCards)
+	photo := scoreOnCardPhotos(t, FindCardsInPhoto, DefaultPhotoDetectParams)
+	table := scoreOnCardPhotos(t, FindCards, DefaultDetectParams)
 	t.Logf("photo finder: %+v; table finder: %+v", photo, table)
 	if photo.Found <= table.Found || photo.FalseFinds >= table.FalseFinds {
 		t.Errorf("the photo finder (%+v) must find more and make fewer false finds than FindCards (%+v)", photo, table)

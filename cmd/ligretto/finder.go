@@ -149,7 +149,7 @@ func runFinder(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: the label is for a %dx%d image, the photo is %dx%d (turned by its EXIF orientation?)",
 				p.name, p.labelSize.X, p.labelSize.Y, img.Cols(), img.Rows())
 		}
-		finds := vision.FindCardsInPhoto(img, vision.DefaultDetectParams(img.Cols(), img.Rows()))
+		finds := vision.FindCardsInPhoto(img, vision.DefaultPhotoDetectParams(img.Cols(), img.Rows()))
 		var sc vision.FindScore
 		if p.boxes != nil {
 			sc = vision.ScoreWholeCards(finds, p.boxes)
