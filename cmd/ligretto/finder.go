@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"fmt"
 	"image"
 	"image/color"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
