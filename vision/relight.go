@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"sort"
+	"unsafe"
 
 	"gocv.io/x/gocv"
 )
@@ -107,9 +108,15 @@ func (r *relighter) relight(cur gocv.Mat, dst *gocv.Mat) error {
 			g[k] = float32(gain[k][0] + gain[k][2]*v + gain[k][1]*0.5/float64(r.w))
 		}
 		src, row := r.bg[3*y*r.w:3*(y+1)*r.w], out[3*y*r.w:3*(y+1)*r.w]
-		lrow := local[y*r.w : (y+1)*r.w]
+		var lrow []float32
+		if local != nil {
+			lrow = local[y*r.w : (y+1)*r.w]
+		}
 		for x := 0; x < len(src); x += 3 {
-			l := lrow[x/3]
+			l := float32(1)
+			if lrow != nil {
+				l = lrow[x/3]
+			}
 			for k := range 3 {
 				p := float32(src[x+k])*g[k]*l + 0.5
 				switch {
@@ -140,10 +147,12 @@ const (
 	localMin    = 8    // even cells a window needs, else no local factor
 	localLow    = 0.35 // bounds of the local factor
 	localHigh   = 1.6
+	localFlat   = 0.02 // a factor this close to 1 everywhere: no local light to mend
 )
 
 // localGain is the light's factor beside the plane, per pixel (w x h),
-// from cur's cells cs and the plane's gains.
+// from cur's cells cs and the plane's gains; nil where the plane alone
+// explains the light.
 func (r *relighter) localGain(cs []byte, gain [3][3]float64) []float32 {
 	cells := make([]float64, r.cw*r.ch) // the even cells' factor, or 0
 	for j := range r.ch {
@@ -186,23 +195,32 @@ func (r *relighter) localGain(cs []byte, gain [3][3]float64) []float32 {
 			}
 		}
 	}
-	// Bilinear between the cells' centres.
-	out := make([]float32, r.w*r.h)
-	sx, sy := float64(r.cw)/float64(r.w), float64(r.ch)/float64(r.h)
-	for y := range r.h {
-		fy := math.Max(0, math.Min(float64(r.ch-1), (float64(y)+0.5)*sy-0.5))
-		j0 := int(fy)
-		j1, ty := min(j0+1, r.ch-1), float32(fy-float64(j0))
-		for x := range r.w {
-			fx := math.Max(0, math.Min(float64(r.cw-1), (float64(x)+0.5)*sx-0.5))
-			i0 := int(fx)
-			i1, tx := min(i0+1, r.cw-1), float32(fx-float64(i0))
-			a := factor[j0*r.cw+i0]*(1-tx) + factor[j0*r.cw+i1]*tx
-			b := factor[j1*r.cw+i0]*(1-tx) + factor[j1*r.cw+i1]*tx
-			out[y*r.w+x] = a*(1-ty) + b*ty
-		}
+	flat := true
+	for _, f := range factor {
+		flat = flat && math.Abs(float64(f)-1) < localFlat
 	}
-	return out
+	if flat {
+		return nil
+	}
+	// Bilinear between the cells' centres.
+	small, err := gocv.NewMatFromBytes(r.ch, r.cw, gocv.MatTypeCV32F, unsafeFloatBytes(factor))
+	if err != nil {
+		return nil
+	}
+	defer small.Close()
+	full := gocv.NewMat()
+	defer full.Close()
+	gocv.Resize(small, &full, image.Pt(r.w, r.h), 0, 0, gocv.InterpolationLinear)
+	out, err := full.DataPtrFloat32()
+	if err != nil {
+		return nil
+	}
+	return append([]float32(nil), out...)
+}
+
+// unsafeFloatBytes is v's memory as bytes, for a Mat made from it.
+func unsafeFloatBytes(v []float32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
 }
 
 // fitGain fits r = a + b*x + c*y by least squares, trimming outliers: it

@@ -175,3 +175,38 @@ func TestRelight_ShadeAcrossTheTable(t *testing.T) {
 		t.Errorf("found %d cards against the relit table, want the two", len(q))
 	}
 }
+
+// BenchmarkRelight: the empty table relit to a frame, at the size of a
+// 12-player table's centre in work pixels (the pipeline relights every
+// relightFrames frames): under an even change of light, and with a shade
+// over half the table (the local fit's cost).
+func BenchmarkRelight(b *testing.B) {
+	const w, h = 640, 400
+	bg := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(120, 150, 170, 0), h, w, gocv.MatTypeCV8UC3)
+	defer bg.Close()
+	for _, shade := range []bool{false, true} {
+		name := "even"
+		cur := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(100, 130, 160, 0), h, w, gocv.MatTypeCV8UC3)
+		if shade {
+			name = "shade"
+			half := cur.Region(image.Rect(w/2, 0, w, h))
+			half.SetTo(gocv.NewScalar(55, 72, 88, 0))
+			half.Close()
+		}
+		b.Run(name, func(b *testing.B) {
+			r, err := newRelighter(bg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			relit := gocv.NewMat()
+			defer relit.Close()
+			for range b.N {
+				if err := r.relight(cur, &relit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		cur.Close()
+	}
+}
