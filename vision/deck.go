@@ -166,7 +166,10 @@ func placeInColumns(rows [][]Quad) ([][]*Quad, error) {
 		if len(row) > DeckColumns {
 			return nil, fmt.Errorf("%w: a row of %d cards", ErrDeckLayout, len(row))
 		}
-		offsets[r] = rowOffsets(row)
+		var err error
+		if offsets[r], err = rowOffsets(row); err != nil {
+			return nil, fmt.Errorf("row %d: %w", r+1, err)
+		}
 		span := offsets[r][len(row)-1]
 		if span >= DeckColumns {
 			return nil, fmt.Errorf("%w: the cards of row %d are spread over more than %d places", ErrDeckLayout, r+1, DeckColumns)
@@ -193,10 +196,13 @@ func placeInColumns(rows [][]Quad) ([][]*Quad, error) {
 
 // rowOffsets is each card's place in its row counted from the first card:
 // the gaps between neighbours in steps of the row's median gap, rounded.
-func rowOffsets(row []Quad) []int {
+// Two finds much nearer than a step (a card found twice, or a hand beside
+// one) are an error: counting them as neighbours would number every card
+// after them wrong.
+func rowOffsets(row []Quad) ([]int, error) {
 	off := make([]int, len(row))
 	if len(row) < 2 {
-		return off
+		return off, nil
 	}
 	gaps := make([]float64, len(row)-1)
 	for i := range gaps {
@@ -207,11 +213,21 @@ func rowOffsets(row []Quad) []int {
 	sorted := append([]float64(nil), gaps...)
 	sort.Float64s(sorted)
 	step := sorted[(len(sorted)-1)/2]
+	if step <= 0 {
+		return nil, fmt.Errorf("%w: cards found on top of each other", ErrDeckLayout)
+	}
 	for i, g := range gaps {
+		if g < minDeckStep*step {
+			return nil, fmt.Errorf("%w: two cards found %.0f px apart, the row's cards %.0f px", ErrDeckLayout, g, step)
+		}
 		off[i+1] = off[i] + max(1, int(math.Round(g/step)))
 	}
-	return off
+	return off, nil
 }
+
+// minDeckStep is the least gap between two cards of a row, in steps of the
+// row's usual gap.
+const minDeckStep = 0.6
 
 // inPlaces lays a row's cards in the places their offsets and shift give.
 func inPlaces(row []Quad, offsets []int, shift int) []*Quad {

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"errors"
+	"fmt"
 	"image"
 	"math"
 	"testing"
@@ -87,5 +88,21 @@ func TestReadDeckLayout_RefusesALayoutOfOtherRows(t *testing.T) {
 	_, err := ReadDeckLayout(img, append(deckOrder, referee.Red), [3]float64{1, 1, 1}, model.DefaultConfig())
 	if !errors.Is(err, ErrDeckLayout) {
 		t.Fatalf("got %v, want ErrDeckLayout", err)
+	}
+}
+
+// A row where a card was found twice, or something lies half a step from
+// a card, is refused: counting it as a neighbour would number every card
+// after it wrong.
+func TestRowOffsets_RefusesTwoFindsInOnePlace(t *testing.T) {
+	at := func(x int) Quad { return rectQuad(image.Rect(x, 0, x+40, 60)) }
+	off, err := rowOffsets([]Quad{at(0), at(100), at(300), at(400)})
+	if err != nil || fmt.Sprint(off) != "[0 1 3 4]" {
+		t.Fatalf("a row with a gap: %v %v", off, err)
+	}
+	for _, row := range [][]Quad{{at(0), at(100), at(130), at(200)}, {at(0), at(0), at(0)}} {
+		if _, err := rowOffsets(row); !errors.Is(err, ErrDeckLayout) {
+			t.Errorf("row %v: %v, want ErrDeckLayout", row, err)
+		}
 	}
 }
