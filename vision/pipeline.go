@@ -1154,6 +1154,7 @@ func (p *Pipeline) updateBare() {
 		if err != nil {
 			return
 		}
+		l.local = true
 		p.bareLight, p.bareLit = l, -relightFrames
 	}
 	if p.frame-p.bareLit >= relightFrames && p.bareLight.relight(p.rect, &p.bareBg) == nil {

@@ -25,6 +25,10 @@ type relighter struct {
 	small  []byte // its mean over cells, cw x ch
 	cw, ch int
 	cur    gocv.Mat // scratch: the current frame's mean over cells
+	// local also fits the light locally beside the plane (localGain): the
+	// pipeline's view of the centre during play, where a shade may fall
+	// over some piles. Calibration and the count fit the plane alone.
+	local bool
 }
 
 // newRelighter copies the empty table bg (8-bit BGR).
@@ -89,7 +93,10 @@ func (r *relighter) relight(cur gocv.Mat, dst *gocv.Mat) error {
 		}
 		gain[k] = fitGain(xs, ys, rs)
 	}
-	local := r.localGain(cs, gain)
+	var local []float32
+	if r.local {
+		local = r.localGain(cs, gain)
+	}
 	if dst.Rows() != r.h || dst.Cols() != r.w || dst.Type() != gocv.MatTypeCV8UC3 || !dst.IsContinuous() {
 		dst.Close()
 		*dst = gocv.NewMatWithSize(r.h, r.w, gocv.MatTypeCV8UC3)

@@ -147,6 +147,7 @@ func TestRelight_ShadeAcrossTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	r.local = true
 	relit := gocv.NewMat()
 	defer relit.Close()
 	if err := r.relight(cur, &relit); err != nil {
@@ -199,6 +200,7 @@ func BenchmarkRelight(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
+			r.local = true
 			relit := gocv.NewMat()
 			defer relit.Close()
 			for range b.N {
