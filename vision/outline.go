@@ -140,27 +140,14 @@ func clearOutline(pix []byte, w, h int, last Quad, thresh int) (Quad, float64) {
 // does, the table's own pattern (a checked cloth's squares also contrast
 // across any outline) does not.
 func tableDiffers(img, table []byte, w, h int, q Quad, thresh int) float64 {
-	b := boundsOf(q).Intersect(image.Rect(0, 0, w, h))
-	in, differ := 0, 0
-	for y := b.Min.Y; y < b.Max.Y; y += 2 {
-		for x := b.Min.X; x < b.Max.X; x += 2 {
-			if !q.Contains(float64(x), float64(y)) {
-				continue
-			}
-			in++
-			i := 3 * (y*w + x)
-			for c := range 3 {
-				if abs(int(img[i+c])-int(table[i+c])) >= thresh {
-					differ++
-					break
-				}
+	return shareInside(w, h, q, func(i int) bool {
+		for c := range 3 {
+			if abs(int(img[i+c])-int(table[i+c])) >= thresh {
+				return true
 			}
 		}
-	}
-	if in == 0 {
-		return 0
-	}
-	return float64(differ) / float64(in)
+		return false
+	})
 }
 
 // chromaStep is the least L1 distance between two colours' chromaticities
@@ -172,28 +159,36 @@ const chromaStep = 0.1
 // the empty table's by chromaStep or more. A change of light (a shade, a
 // brighter lamp) changes brightness and leaves chromaticity.
 func chromaDiffers(img, table []byte, w, h int, q Quad) float64 {
+	return shareInside(w, h, q, func(i int) bool {
+		si := float64(int(img[i])+int(img[i+1])+int(img[i+2])) + 1
+		st := float64(int(table[i])+int(table[i+1])+int(table[i+2])) + 1
+		d := 0.0
+		for c := range 3 {
+			d += math.Abs(float64(img[i+c])/si - float64(table[i+c])/st)
+		}
+		return d >= chromaStep
+	})
+}
+
+// shareInside is the fraction of the points on a 2-pixel grid inside q (in
+// a w x h BGR image) for which differs, given the point's byte offset, is
+// true; 0 when no point lies inside.
+func shareInside(w, h int, q Quad, differs func(i int) bool) float64 {
 	b := boundsOf(q).Intersect(image.Rect(0, 0, w, h))
-	in, differ := 0, 0
+	in, n := 0, 0
 	for y := b.Min.Y; y < b.Max.Y; y += 2 {
 		for x := b.Min.X; x < b.Max.X; x += 2 {
 			if !q.Contains(float64(x), float64(y)) {
 				continue
 			}
 			in++
-			i := 3 * (y*w + x)
-			si := float64(int(img[i])+int(img[i+1])+int(img[i+2])) + 1
-			st := float64(int(table[i])+int(table[i+1])+int(table[i+2])) + 1
-			d := 0.0
-			for c := range 3 {
-				d += math.Abs(float64(img[i+c])/si - float64(table[i+c])/st)
-			}
-			if d >= chromaStep {
-				differ++
+			if differs(3 * (y*w + x)) {
+				n++
 			}
 		}
 	}
 	if in == 0 {
 		return 0
 	}
-	return float64(differ) / float64(in)
+	return float64(n) / float64(in)
 }
