@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"ligretto/referee"
-	cards "ligretto/vision/synth"
+	cards "ligretto/render/card"
 )
 
 // swapped is a network that confuses two numbers of one colour: it reads

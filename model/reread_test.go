@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"ligretto/referee"
-	cards "ligretto/vision/synth"
+	cards "ligretto/render/card"
 )
 
 // Classify reads a face less than RereadBelow sure again from twelve views

@@ -14,7 +14,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 var annotatedPNG = flag.String("annotated-png", "", "write the annotated frame of TestAnnotate_PilesViolationsScores to this PNG (the docs' example: ../docs/vision/annotated.png)")

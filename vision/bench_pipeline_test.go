@@ -16,8 +16,8 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/render/scene"
 	"ligretto/vision/cvthreads"
-	"ligretto/vision/scene"
 )
 
 // benchPipeline calibrates a simulated round and returns a started

@@ -206,7 +206,7 @@ func (c *Calibrator) findPlane(frame gocv.Mat) error {
 	if c.manual != nil {
 		pl, src = *c.manual, "manual"
 	} else {
-		p, seen, err := calibration.FindPlaneMarkers(frame, c.markerMM)
+		p, seen, err := FindPlaneMarkers(frame, c.markerMM)
 		c.markers = seen
 		if err != nil {
 			c.planeN = 0
@@ -221,7 +221,7 @@ func (c *Calibrator) findPlane(frame gocv.Mat) error {
 	if err != nil {
 		return err
 	}
-	wb, err := calibration.WhiteBalance(frame, pl.Corners)
+	wb, err := WhiteBalance(frame, pl.Corners)
 	if err != nil {
 		return err
 	}

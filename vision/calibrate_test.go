@@ -12,7 +12,7 @@ import (
 
 	"ligretto/calibration"
 	"ligretto/model"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // TestCalibrate_FromScenePreamble calibrates from the rendered start of a
@@ -76,7 +76,7 @@ func TestCalibrate_FromScenePreamble(t *testing.T) {
 // table measured to its true size.
 func TestCalibrate_ManySeeds(t *testing.T) {
 	pred, cfg := testPredictor(t)
-	std, err := StandardBacks(pred, cfg)
+	std, err := standardBacks(pred, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 var deckOrder = []referee.Colour{referee.Red, referee.Green, referee.Blue, referee.Yellow}

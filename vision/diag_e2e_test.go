@@ -14,7 +14,7 @@ import (
 	"ligretto/referee"
 
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // TestDiagCount scores the count after the stop against the scene's truth,

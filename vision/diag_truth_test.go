@@ -15,7 +15,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // truthPiles is what the camera could have seen of each true pile: frames

@@ -26,7 +26,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // roundCheck is how one refereed round compares with the simulator.

@@ -8,7 +8,8 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/card"
+	"ligretto/render/scene"
 )
 
 // simRound plays one simulated round and builds its scene.
@@ -89,4 +90,15 @@ func cutWithTable(t testing.TB, name string) (img, table gocv.Mat) {
 		t.Fatalf("testdata/%s*.png do not load", name)
 	}
 	return img, table
+}
+
+// standardBacks enrols the twelve standard back designs from rendered
+// crops, as the commands do.
+func standardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, error) {
+	w, h := cfg.DetailSize()
+	samples, err := card.StandardBackSamples(w, h, 4)
+	if err != nil {
+		return nil, err
+	}
+	return EnrolBacks(pred, cfg, samples)
 }

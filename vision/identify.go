@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"maps"
+	"slices"
 
 	"gocv.io/x/gocv"
 
 	"ligretto/model"
 	"ligretto/referee"
-	"ligretto/vision/synth"
 )
 
 // BackPrototype is an enrolled card back: a name and the classifier's mean
@@ -59,23 +60,26 @@ func NewIdentifier(pred model.Predictor, cfg model.Config, backs []BackPrototype
 // A photo taken otherwise has none (the default: 1, 1, 1).
 func (id *Identifier) UseWhiteBalance(gains [3]float64) { id.gains = gains }
 
-// StandardBacks enrols the twelve back designs of the three boxes from
-// rendered crops, for reading backs without a calibration.
-func StandardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, error) {
-	p := synth.DefaultParams().Scaled(0.5)
-	p.W, p.H = cfg.DetailSize()
-	r, err := synth.New(p, 77)
-	if err != nil {
-		return nil, err
+// EnrolBacks makes a prototype of each named back from its sample crops
+// (card.StandardBackSamples renders the twelve standard designs), for
+// reading backs without a calibration. The standard designs come first,
+// in their order, then other names sorted.
+func EnrolBacks(pred model.Predictor, cfg model.Config, samples map[string][]*image.RGBA) ([]BackPrototype, error) {
+	var names []string
+	for _, n := range referee.BackDesigns {
+		if _, ok := samples[n]; ok {
+			names = append(names, n)
+		}
 	}
-	var out []BackPrototype
-	for _, name := range referee.BackDesigns {
+	for _, n := range slices.Sorted(maps.Keys(samples)) {
+		if !slices.Contains(referee.BackDesigns[:], n) {
+			names = append(names, n)
+		}
+	}
+	out := make([]BackPrototype, 0, len(names))
+	for _, name := range names {
 		var views []model.BackViews
-		for range 4 {
-			img, err := r.SampleOf(synth.Label{Side: synth.BackSide, Back: name})
-			if err != nil {
-				return nil, err
-			}
+		for _, img := range samples[name] {
 			v, err := model.BackViewsFromImage(img, cfg)
 			if err != nil {
 				return nil, err

@@ -9,25 +9,25 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee"
-	"ligretto/vision/synth"
+	"ligretto/render/card"
 )
 
 // table draws clean rendered cards, turned by the given angles, onto a
 // green cloth, as a photo from above would show them.
 func table(t *testing.T, faces []referee.Face, backs []string, angles []float64) gocv.Mat {
 	t.Helper()
-	r, err := synth.New(synth.DefaultParams(), 5)
+	r, err := card.New(card.DefaultParams(), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 110, 50, 0), 720, 1280, gocv.MatTypeCV8UC3)
 	n := len(faces) + len(backs)
 	for i := range n {
-		l := synth.Label{Side: synth.FaceSide}
+		l := card.Label{Side: card.FaceSide}
 		if i < len(faces) {
 			l.Face = faces[i]
 		} else {
-			l = synth.Label{Side: synth.BackSide, Back: backs[i-len(faces)]}
+			l = card.Label{Side: card.BackSide, Back: backs[i-len(faces)]}
 		}
 		card, err := r.Card(l, 120, 180, false)
 		if err != nil {
@@ -81,7 +81,7 @@ func TestIdentify_ReadsRenderedCards(t *testing.T) {
 	defer img.Close()
 	w, p := embedded(t)
 	defer p.Close()
-	protos, err := StandardBacks(p, w.Config)
+	protos, err := standardBacks(p, w.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestIdentify_RefusesNonColourImages(t *testing.T) {
 // sure of one (it says unsure), while the whole faces beside it are read
 // sure.
 func TestIdentify_TwoNumbersAtOnceIsUnsure(t *testing.T) {
-	r, err := synth.New(synth.DefaultParams(), 5)
+	r, err := card.New(card.DefaultParams(), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,22 +142,22 @@ func TestIdentify_TwoNumbersAtOnceIsUnsure(t *testing.T) {
 	defer img.Close()
 	faces := []referee.Face{{Colour: referee.Red, Number: 6}, {Colour: referee.Blue, Number: 8}, {Colour: referee.Green, Number: 3}}
 	for i, f := range faces {
-		card, err := r.Card(synth.Label{Side: synth.FaceSide, Face: f}, 120, 180, false)
+		im, err := r.Card(card.Label{Side: card.FaceSide, Face: f}, 120, 180, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			eight, err := r.Card(synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: referee.Red, Number: 8}}, 120, 180, false)
+			eight, err := r.Card(card.Label{Side: card.FaceSide, Face: referee.Face{Colour: referee.Red, Number: 8}}, 120, 180, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for y := 90; y < 180; y++ {
 				for x := range 120 {
-					card.SetRGBA(x, y, eight.RGBAAt(x, y))
+					im.SetRGBA(x, y, eight.RGBAAt(x, y))
 				}
 			}
 		}
-		paste(img, card, 200+float64(i)*300, 360, 10)
+		paste(img, im, 200+float64(i)*300, 360, 10)
 	}
 	w, p := embedded(t)
 	defer p.Close()

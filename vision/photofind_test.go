@@ -8,7 +8,7 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"ligretto/vision/realphotos"
+	"ligretto/dataset/realphotos"
 )
 
 // cardPhotos are the real photos of playing cards kept in the repository:

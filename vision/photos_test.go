@@ -8,7 +8,7 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"ligretto/vision/realphotos"
+	"ligretto/dataset/realphotos"
 )
 
 const photoDir = "../../shared/data/uno-photos"

@@ -10,7 +10,7 @@ import (
 
 	"ligretto/calibration"
 	"ligretto/referee"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 const testFPS = 30

@@ -9,7 +9,7 @@ import (
 	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // doubtful reads as its predictor does, but every face under

@@ -65,7 +65,7 @@ func calibrateFrom(spec string, players int, corners, tableMM string, markerMM f
 		return nil, err
 	}
 	defer pred.Close()
-	std, err := vision.StandardBacks(pred, w.Config)
+	std, err := standardBacks(pred, w.Config)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"ligretto/calibration"
 	"ligretto/referee"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // deckFixture writes a rendered deck layout (covered: cards under a hand)

@@ -15,8 +15,8 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"ligretto/dataset/realphotos"
 	"ligretto/vision"
-	"ligretto/vision/realphotos"
 )
 
 func init() {

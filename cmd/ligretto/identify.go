@@ -51,7 +51,7 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	backs, err := vision.StandardBacks(pred, w.Config)
+	backs, err := standardBacks(pred, w.Config)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"ligretto/calibration"
+	"ligretto/vision"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func runMarkers(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	sheet, err := calibration.MarkerSheet(*mm, *dpi)
+	sheet, err := vision.MarkerSheet(*mm, *dpi)
 	if err != nil {
 		return err
 	}

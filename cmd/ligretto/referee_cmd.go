@@ -79,7 +79,7 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		// Calibrate from the source's own first frames, then referee the rest.
-		std, err := vision.StandardBacks(pred, w.Config)
+		std, err := standardBacks(pred, w.Config)
 		if err != nil {
 			return err
 		}

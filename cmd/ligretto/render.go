@@ -13,7 +13,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // videoCodec is the FourCC the videos are written with: Motion JPEG, which

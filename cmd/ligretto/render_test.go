@@ -11,7 +11,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 // A short round renders to a video that reads back with as many frames as

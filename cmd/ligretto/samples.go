@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"ligretto/referee"
-	"ligretto/vision/synth"
+	"ligretto/render/card"
 )
 
 func init() {
@@ -40,7 +40,7 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	p := synth.DefaultParams()
+	p := card.DefaultParams()
 	if _, err := fmt.Sscanf(*size, "%dx%d", &p.W, &p.H); err != nil {
 		fmt.Fprintf(stderr, "ligretto samples: --size %q: want WxH, e.g. 32x48\n", *size)
 		return errUsage
@@ -56,7 +56,7 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 	p.SystemFonts = *sysFonts
 	p.Printed = *printed
 	p.PrintedCanonical = *printedClean
-	r, err := synth.New(p, *seed)
+	r, err := card.New(p, *seed)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	el := time.Since(start)
-	if err := writePNG(*out, synth.Zoom(synth.ContactSheet(imgs, *cols), *zoom)); err != nil {
+	if err := writePNG(*out, card.Zoom(card.ContactSheet(imgs, *cols), *zoom)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "samples: wrote %s: %d samples of %dx%d in %v (fonts load on first use)\n",
@@ -94,21 +94,21 @@ func runSamples(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *facesOut != "" {
-		if err := writePNG(*facesOut, synth.ContactSheet(faces, 10)); err != nil {
+		if err := writePNG(*facesOut, card.ContactSheet(faces, 10)); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "samples: wrote %s: 40 clean faces\n", *facesOut)
 	}
 	if *clean {
 		cards := append([]*image.RGBA(nil), faces...)
-		for _, d := range synth.Designs() {
+		for _, d := range card.Designs() {
 			cards = append(cards, r.Back(d))
 		}
 		for i := range 8 {
-			cards = append(cards, r.Back(synth.RandomDesign(*seed*1000+uint64(i))))
+			cards = append(cards, r.Back(card.RandomDesign(*seed*1000+uint64(i))))
 		}
 		name := strings.TrimSuffix(*out, ".png") + "-clean.png"
-		if err := writePNG(name, synth.ContactSheet(cards, 10)); err != nil {
+		if err := writePNG(name, card.ContactSheet(cards, 10)); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "samples: wrote %s: 40 faces, 12 backs, 8 random backs\n", name)

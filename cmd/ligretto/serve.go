@@ -157,7 +157,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	lcfg := table.Config{Players: *players, Calibration: cal, Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: log,
 		OnFrame: feed.offer, Reader: func(f *calibration.File) (model.Predictor, error) { return withDeck(f, w, pred) }}
 	if cal == nil {
-		std, err := vision.StandardBacks(pred, w.Config)
+		std, err := standardBacks(pred, w.Config)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
-	"ligretto/vision/scene"
+	"ligretto/render/scene"
 )
 
 func init() {

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"ligretto/dataset/realphotos"
 	"ligretto/model"
 	"ligretto/model/plot"
 	"ligretto/model/training"
-	"ligretto/vision/realphotos"
 )
 
 func init() {

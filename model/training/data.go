@@ -10,10 +10,10 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"ligretto/dataset/realphotos"
 	"ligretto/model"
 	"ligretto/referee"
-	"ligretto/vision/realphotos"
-	"ligretto/vision/synth"
+	"ligretto/render/card"
 )
 
 // ErrNoData means a data source was set up with nothing to draw from.
@@ -67,7 +67,7 @@ const RenderLanes = 2
 
 // lane renders its share of each batch.
 type lane struct {
-	r   *synth.Renderer
+	r   *card.Renderer
 	rng *rand.Rand
 	img *image.RGBA
 }
@@ -87,7 +87,7 @@ func NewData(cfg model.Config, seed uint64, photos []PhotoCrop, photoShare float
 	if cfg.BackClasses < len(referee.BackDesigns) {
 		return nil, fmt.Errorf("%w: %d back classes cannot hold the %d real designs", ErrNoData, cfg.BackClasses, len(referee.BackDesigns))
 	}
-	p := synth.DefaultParams()
+	p := card.DefaultParams()
 	p.W, p.H = cfg.Width, cfg.Height
 	if len(photos) == 0 {
 		photoShare = 0
@@ -95,7 +95,7 @@ func NewData(cfg model.Config, seed uint64, photos []PhotoCrop, photoShare float
 	d := &Data{cfg: cfg, designs: TrainDesigns(cfg.BackClasses), photos: photos, photoShare: photoShare, seed: seed}
 	for k := range d.lanes {
 		s := laneSeed(seed, k)
-		r, err := synth.New(p, s)
+		r, err := card.New(p, s)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +108,7 @@ func NewData(cfg model.Config, seed uint64, photos []PhotoCrop, photoShare float
 func TrainDesigns(n int) []string {
 	ids := append([]string(nil), referee.BackDesigns[:]...)
 	for i := 0; len(ids) < n; i++ {
-		ids = append(ids, synth.RandomDesign(TrainDesignSeed+uint64(i)).ID)
+		ids = append(ids, card.RandomDesign(TrainDesignSeed+uint64(i)).ID)
 	}
 	return ids[:n]
 }
@@ -151,7 +151,7 @@ func (d *Data) draw(ln *lane, b *model.Batch, i int) error {
 			return err
 		}
 		setLabels(b, i, l, d.designs)
-		if ln.r.NumeralSeen() < synth.LegibleNumeral {
+		if ln.r.NumeralSeen() < card.LegibleNumeral {
 			b.Number[i] = -1 // its colour shows, its number does not
 		}
 	}
@@ -202,13 +202,13 @@ func (d *Data) SetFaceShare(share float64) error {
 }
 
 // SetPrinted draws share (0..1) of the synthetic faces in the real
-// Ligretto print's style (synth.Params.Printed), the rest as before. Call
+// Ligretto print's style (card.Params.Printed), the rest as before. Call
 // it before the first batch: the renderers start again from the seed.
 func (d *Data) SetPrinted(share float64) error {
 	for k, ln := range d.lanes {
 		p := ln.r.Params()
 		p.Printed = share
-		r, err := synth.New(p, laneSeed(d.seed, k))
+		r, err := card.New(p, laneSeed(d.seed, k))
 		if err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func (d *Data) faceColour(rng *rand.Rand) referee.Colour {
 	return referee.Colours[len(referee.Colours)-1]
 }
 
-func (d *Data) label(rng *rand.Rand) synth.Label {
+func (d *Data) label(rng *rand.Rand) card.Label {
 	var face bool
 	if d.faceShare == 0 {
 		face = rng.IntN(2) == 0
@@ -238,13 +238,13 @@ func (d *Data) label(rng *rand.Rand) synth.Label {
 		face = rng.Float64() < d.faceShare
 	}
 	if face {
-		return synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: d.faceColour(rng), Number: 1 + rng.IntN(10)}}
+		return card.Label{Side: card.FaceSide, Face: referee.Face{Colour: d.faceColour(rng), Number: 1 + rng.IntN(10)}}
 	}
-	return synth.Label{Side: synth.BackSide, Back: d.designs[rng.IntN(len(d.designs))]}
+	return card.Label{Side: card.BackSide, Back: d.designs[rng.IntN(len(d.designs))]}
 }
 
-func setLabels(b *model.Batch, i int, l synth.Label, designs []string) {
-	if l.Side == synth.BackSide {
+func setLabels(b *model.Batch, i int, l card.Label, designs []string) {
+	if l.Side == card.BackSide {
 		b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = model.SideBack, -1, -1, indexOf(designs, l.Back)
 		return
 	}

@@ -6,7 +6,7 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee"
-	"ligretto/vision/synth"
+	"ligretto/render/card"
 )
 
 // Report is the accuracy of each head on held-out crops.
@@ -17,7 +17,7 @@ type Report struct {
 	Number float64 `json:"number"` // on faces
 	Card   float64 `json:"card"`   // colour and number both right
 	// Illegible counts the face crops whose numerals are both mostly
-	// hidden (synth.LegibleNumeral): their colour is scored, their number
+	// hidden (card.LegibleNumeral): their colour is scored, their number
 	// and card are not.
 	Illegible int `json:"illegible"`
 	// Faces is how many faces were scored for card (legible ones), and
@@ -72,16 +72,16 @@ func EvaluateFaces(p model.Predictor, cfg model.Config, seed uint64, n int, prog
 }
 
 // EvaluatePrintedFaces is EvaluateFaces with a share (0..1) of the faces
-// drawn in the real Ligretto print's style (synth.Params.Printed).
+// drawn in the real Ligretto print's style (card.Params.Printed).
 func EvaluatePrintedFaces(p model.Predictor, cfg model.Config, seed uint64, n int, printed float64, progress func(done, total int)) (Report, error) {
 	return evaluate(p, cfg, seed, n, false, printed, progress)
 }
 
 func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks bool, printed float64, progress func(done, total int)) (Report, error) {
-	sp := synth.DefaultParams()
+	sp := card.DefaultParams()
 	sp.W, sp.H = cfg.Width, cfg.Height
 	sp.Printed = printed
-	r, err := synth.New(sp, seed)
+	r, err := card.New(sp, seed)
 	if err != nil {
 		return Report{}, err
 	}
@@ -89,23 +89,23 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 	real := referee.BackDesigns[:]
 	unseen := make([]string, len(real))
 	for i := range unseen {
-		unseen[i] = synth.RandomDesign(UnseenDesignSeed + seed%1_000_000*16 + uint64(i)).ID
+		unseen[i] = card.RandomDesign(UnseenDesignSeed + seed%1_000_000*16 + uint64(i)).ID
 	}
 	// Backs are rendered at the detail view's size, as vision warps them.
 	bp := sp
 	bp.W, bp.H = cfg.DetailSize()
-	rb, err := synth.New(bp, seed^backStream)
+	rb, err := card.New(bp, seed^backStream)
 	if err != nil {
 		return Report{}, err
 	}
 	var legible []bool       // of the crops of the last classify call
 	var images []image.Image // of its faces (nil for backs)
-	classify := func(labels []synth.Label) ([]model.Prediction, error) {
+	classify := func(labels []card.Label) ([]model.Prediction, error) {
 		var faces []model.Crop
 		var backs []model.BackViews
 		legible, images = legible[:0], images[:0]
 		for _, l := range labels {
-			if l.Side == synth.BackSide {
+			if l.Side == card.BackSide {
 				img, err := rb.SampleOf(l)
 				if err != nil {
 					return nil, err
@@ -122,7 +122,7 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 			if err != nil {
 				return nil, err
 			}
-			legible, images = append(legible, r.NumeralSeen() >= synth.LegibleNumeral), append(images, img)
+			legible, images = append(legible, r.NumeralSeen() >= card.LegibleNumeral), append(images, img)
 			c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
 			if err != nil {
 				return nil, err
@@ -139,7 +139,7 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 		}
 		out := make([]model.Prediction, 0, len(labels))
 		for _, l := range labels {
-			if l.Side == synth.BackSide {
+			if l.Side == card.BackSide {
 				out, bpreds = append(out, bpreds[0]), bpreds[1:]
 			} else {
 				out, fp = append(out, fp[0]), fp[1:]
@@ -150,9 +150,9 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 	enrol := func(ids []string) ([][]float32, error) {
 		protos := make([][]float32, len(ids))
 		for i, id := range ids {
-			ls := make([]synth.Label, EnrolShots)
+			ls := make([]card.Label, EnrolShots)
 			for k := range ls {
-				ls[k] = synth.Label{Side: synth.BackSide, Back: id}
+				ls[k] = card.Label{Side: card.BackSide, Back: id}
 			}
 			preds, err := classify(ls)
 			if err != nil {
@@ -179,18 +179,18 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 	const chunk = 64
 	for done := 0; done < n; done += chunk {
 		m := min(chunk, n-done)
-		labels := make([]synth.Label, 0, 2*m)
+		labels := make([]card.Label, 0, 2*m)
 		for i := range m {
 			k := done + i
 			if k%2 == 0 {
-				labels = append(labels, synth.Label{Side: synth.FaceSide, Face: referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}})
+				labels = append(labels, card.Label{Side: card.FaceSide, Face: referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}})
 			} else if withBacks {
-				labels = append(labels, synth.Label{Side: synth.BackSide, Back: real[k/2%len(real)]})
+				labels = append(labels, card.Label{Side: card.BackSide, Back: real[k/2%len(real)]})
 			}
 		}
 		for i := range m { // the unseen designs' backs, scored on their own
 			if withBacks && (done+i)%2 == 1 {
-				labels = append(labels, synth.Label{Side: synth.BackSide, Back: unseen[(done+i)/2%len(unseen)]})
+				labels = append(labels, card.Label{Side: card.BackSide, Back: unseen[(done+i)/2%len(unseen)]})
 			}
 		}
 		preds, err := classify(labels)
@@ -206,14 +206,14 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 				continue
 			}
 			truth := model.SideFace
-			if l.Side == synth.BackSide {
+			if l.Side == card.BackSide {
 				truth = model.SideBack
 			}
 			rep.SideConfusion[truth][pr.Side]++
 			if pr.Side == truth {
 				sideOK++
 			}
-			if l.Side == synth.BackSide {
+			if l.Side == card.BackSide {
 				backs++
 				if j, _ := model.Nearest(pr.Embedding, realProtos); real[j] == l.Back {
 					backOK++
@@ -386,15 +386,15 @@ func Summarise(reps []Report) Summary {
 // whole view), labelled, to fit temperatures on (model.FitTemperatures).
 // A face whose numerals are both mostly hidden has Number 0.
 func LabelledCrops(cfg model.Config, seed uint64, n int) ([]model.LabelledCrop, error) {
-	sp := synth.DefaultParams()
+	sp := card.DefaultParams()
 	sp.W, sp.H = cfg.Width, cfg.Height
-	r, err := synth.New(sp, seed)
+	r, err := card.New(sp, seed)
 	if err != nil {
 		return nil, err
 	}
 	bp := sp
 	bp.W, bp.H = cfg.DetailSize()
-	rb, err := synth.New(bp, seed^backStream)
+	rb, err := card.New(bp, seed^backStream)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +402,7 @@ func LabelledCrops(cfg model.Config, seed uint64, n int) ([]model.LabelledCrop, 
 	out := make([]model.LabelledCrop, 0, n)
 	for k := range n {
 		if k%2 == 1 {
-			img, err := rb.SampleOf(synth.Label{Side: synth.BackSide, Back: real[k/2%len(real)]})
+			img, err := rb.SampleOf(card.Label{Side: card.BackSide, Back: real[k/2%len(real)]})
 			if err != nil {
 				return nil, err
 			}
@@ -414,7 +414,7 @@ func LabelledCrops(cfg model.Config, seed uint64, n int) ([]model.LabelledCrop, 
 			continue
 		}
 		f := referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}
-		img, err := r.SampleOf(synth.Label{Side: synth.FaceSide, Face: f})
+		img, err := r.SampleOf(card.Label{Side: card.FaceSide, Face: f})
 		if err != nil {
 			return nil, err
 		}
@@ -423,7 +423,7 @@ func LabelledCrops(cfg model.Config, seed uint64, n int) ([]model.LabelledCrop, 
 			return nil, err
 		}
 		l := model.LabelledCrop{Crop: c, Side: model.SideFace, Colour: colourIndex(f.Colour), Number: f.Number}
-		if r.NumeralSeen() < synth.LegibleNumeral {
+		if r.NumeralSeen() < card.LegibleNumeral {
 			l.Number = 0
 		}
 		out = append(out, l)

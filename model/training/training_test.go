@@ -9,9 +9,9 @@ import (
 	"slices"
 	"testing"
 
+	"ligretto/dataset/realphotos"
 	"ligretto/model"
 	"ligretto/referee"
-	"ligretto/vision/realphotos"
 )
 
 func smallConfig() model.Config {

@@ -11,9 +11,9 @@ import (
 	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/render/scene"
 	"ligretto/table"
 	"ligretto/vision"
-	"ligretto/vision/scene"
 )
 
 // BenchmarkFrame measures one demo frame at the default size and players,
@@ -26,7 +26,7 @@ func BenchmarkFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	std, err := vision.StandardBacks(pred, w.Config)
+	std, err := standardBacks(pred, w.Config)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/render/scene"
 	"ligretto/table"
-	"ligretto/vision/scene"
 )
 
 // Config says what the demo plays and how fast.

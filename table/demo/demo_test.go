@@ -13,9 +13,10 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/render/card"
+	"ligretto/render/scene"
 	"ligretto/table"
 	"ligretto/vision"
-	"ligretto/vision/scene"
 )
 
 // recorder is a real referee that keeps what it was given.
@@ -44,7 +45,7 @@ func runDemo(ctx context.Context, t *testing.T, cfg Config, ref table.Referee, f
 		t.Fatal(err)
 	}
 	defer pred.Close()
-	std, err := vision.StandardBacks(pred, w.Config)
+	std, err := standardBacks(pred, w.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,4 +227,15 @@ func truthBox(q scene.Quad, grow int) image.Rectangle {
 		r = r.Union(image.Rect(int(p.X), int(p.Y), int(p.X)+1, int(p.Y)+1))
 	}
 	return r.Inset(-grow)
+}
+
+// standardBacks enrols the twelve standard back designs from rendered
+// crops, as the commands do.
+func standardBacks(pred model.Predictor, cfg model.Config) ([]vision.BackPrototype, error) {
+	w, h := cfg.DetailSize()
+	samples, err := card.StandardBackSamples(w, h, 4)
+	if err != nil {
+		return nil, err
+	}
+	return vision.EnrolBacks(pred, cfg, samples)
 }

@@ -1,4 +1,4 @@
-package synth
+package card
 
 import (
 	"math"

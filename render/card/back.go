@@ -1,8 +1,9 @@
-package synth
+package card
 
 import (
 	"fmt"
 	"hash/fnv"
+	"image"
 	"image/color"
 	"math"
 	"math/rand/v2"
@@ -401,4 +402,27 @@ func drawEmblem(c *canvas, b *backDraw, aspect, margin float64) {
 			}
 		}
 	}
+}
+
+// StandardBackSamples renders n crops of w x h pixels of each of the
+// twelve back designs of the three boxes (referee.BackDesigns), at the
+// augmentation of a camera crop, for naming backs without a calibration.
+func StandardBackSamples(w, h, n int) (map[string][]*image.RGBA, error) {
+	p := DefaultParams().Scaled(0.5)
+	p.W, p.H = w, h
+	r, err := New(p, 77)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]*image.RGBA, len(referee.BackDesigns))
+	for _, name := range referee.BackDesigns {
+		for range n {
+			img, err := r.SampleOf(Label{Side: BackSide, Back: name})
+			if err != nil {
+				return nil, err
+			}
+			out[name] = append(out[name], img)
+		}
+	}
+	return out, nil
 }

@@ -11,7 +11,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"ligretto/referee"
-	"ligretto/vision/synth"
+	"ligretto/render/card"
 )
 
 // setupCanvas sizes the table-plane canvas: what the camera sees of the
@@ -91,7 +91,7 @@ func (s *Scene) spriteFace(f referee.Face) *sprite {
 		return sp
 	}
 	w, h := s.spriteSize()
-	img, err := s.cards.Card(synth.Label{Side: synth.FaceSide, Face: f}, w, h, false)
+	img, err := s.cards.Card(card.Label{Side: card.FaceSide, Face: f}, w, h, false)
 	if err != nil {
 		panic(err) // faces come from the replayed round: always valid
 	}
@@ -107,7 +107,7 @@ func (s *Scene) spriteBack(pi int) *sprite {
 		return sp
 	}
 	w, h := s.spriteSize()
-	img, err := s.cards.Card(synth.Label{Side: synth.BackSide, Back: id}, w, h, false)
+	img, err := s.cards.Card(card.Label{Side: card.BackSide, Back: id}, w, h, false)
 	if err != nil {
 		panic(err) // checked in New
 	}

@@ -10,7 +10,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"ligretto/referee"
-	"ligretto/vision/synth"
+	"ligretto/render/card"
 )
 
 // DeckLayout is a picture of one deck laid out for ligretto deck: a row
@@ -41,9 +41,9 @@ func RenderDeckLayout(d DeckLayout) (gocv.Mat, map[referee.Face]image.Point, err
 		d.Light = 0.3
 	}
 	rng := rand.New(rand.NewPCG(d.Seed, 0xdec))
-	p := synth.DefaultParams()
+	p := card.DefaultParams()
 	p.PrintedCanonical = true
-	cards, err := synth.New(p, d.Seed)
+	cards, err := card.New(p, d.Seed)
 	if err != nil {
 		return gocv.Mat{}, nil, err
 	}
@@ -64,7 +64,7 @@ func RenderDeckLayout(d DeckLayout) (gocv.Mat, map[referee.Face]image.Point, err
 	for r, colour := range d.Order {
 		for n := 1; n <= 10; n++ {
 			f := referee.Face{Colour: colour, Number: n}
-			img, err := cards.Card(synth.Label{Side: synth.FaceSide, Face: f}, deckCardW, deckCardH, false)
+			img, err := cards.Card(card.Label{Side: card.FaceSide, Face: f}, deckCardW, deckCardH, false)
 			if err != nil {
 				return gocv.Mat{}, nil, fmt.Errorf("render %v: %w", f, err)
 			}

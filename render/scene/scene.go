@@ -8,8 +8,8 @@ import (
 
 	"ligretto/referee"
 	"ligretto/referee/sim"
+	"ligretto/render/card"
 	"ligretto/vision/aruco"
-	"ligretto/vision/synth"
 )
 
 // Role says what a card in the ground truth is.
@@ -112,7 +112,7 @@ type Scene struct {
 	shadow           *sprite // soft shadow of a card lying on the table
 	lifted           *sprite // softer, of a card in the air
 
-	cards *synth.Renderer
+	cards *card.Renderer
 	faces map[referee.Face]*sprite
 	backs map[string]*sprite
 
@@ -219,7 +219,7 @@ func New(cfg Config, players []referee.Player, seed uint64) (*Scene, error) {
 		if _, dup := s.byName[p.Name]; dup || p.Name == "" {
 			return nil, fmt.Errorf("%w: player name %q missing or repeated", ErrConfig, p.Name)
 		}
-		if _, err := synth.DesignByID(p.Back); err != nil {
+		if _, err := card.DesignByID(p.Back); err != nil {
 			return nil, fmt.Errorf("%w: player %s: %v", ErrConfig, p.Name, err)
 		}
 		s.byName[p.Name] = i
@@ -254,7 +254,7 @@ func New(cfg Config, players []referee.Player, seed uint64) (*Scene, error) {
 	s.setupCamera()
 	s.setupLight(rng)
 	var err error
-	if s.cards, err = synth.New(synth.DefaultParams(), seed); err != nil {
+	if s.cards, err = card.New(card.DefaultParams(), seed); err != nil {
 		return nil, err
 	}
 	k := s.bg.s * 1.4

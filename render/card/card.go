@@ -1,4 +1,4 @@
-// Package synth renders synthetic Ligretto cards for training and testing
+// Package card renders synthetic Ligretto cards for training and testing
 // the card classifier: clean faces and backs at any size, and augmented
 // crops as the vision pipeline would cut them out of a camera frame.
 //
@@ -12,7 +12,7 @@
 // Crops are portrait (long axis vertical) and canonical up to a turn of
 // 180 degrees: a card turned 180 degrees is the same card. Everything is
 // deterministic given the seed. The package is pure Go.
-package synth
+package card
 
 import (
 	"bytes"
