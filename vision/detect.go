@@ -215,12 +215,9 @@ const fgThreshold = 40
 
 // hueThreshold is the least difference from the empty table, in 8-bit
 // levels, across the table's colour (see hueDiffMask), of a pixel of
-// plain table that is not table. A green card on green felt differs by
-// 41 (its channels by -22, +33 and -14, under fgThreshold; 12 players
-// seed 14: its green piles went unfound for most of the round, and two
-// fouls on them uncalled); at 24, on the wood and linen tables whose
-// grain varies in hue, more piles were lost than found, hence plain
-// tables only.
+// plain table that is not table: a green card on green felt stays under
+// fgThreshold in every channel but not across the felt's colour. Plain
+// tables only: grain that varies in hue (wood, linen) would pass it.
 const hueThreshold = 32
 
 // hueDiffMask is the mask (255) of the pixels of img, where plain (8-bit,
