@@ -76,7 +76,7 @@ func BenchmarkClassifyBacksFast(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ClassifyBacks(f, cfg, views); err != nil {
+		if _, err := ClassifyBacks(f, views); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -429,7 +429,7 @@ func TestClassifyBacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: flat}, {Whole: flat, Detail: flat}})
+	got, err := ClassifyBacks(f, []BackViews{{Whole: asym, Detail: flat}, {Whole: flat, Detail: flat}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestClassifyBacks(t *testing.T) {
 	if c := Cosine(got[1].Embedding, self); c < 0.9999 {
 		t.Errorf("a uniform crop's embedding moved: cosine %.6f to its own", c)
 	}
-	if _, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: make(Crop, 3)}}); !errors.Is(err, ErrInput) {
+	if _, err := ClassifyBacks(f, []BackViews{{Whole: asym, Detail: make(Crop, 3)}}); !errors.Is(err, ErrInput) {
 		t.Errorf("a short detail crop: %v, want ErrInput", err)
 	}
 }

@@ -432,7 +432,12 @@ func Nearest(emb []float32, protos [][]float32) (int, float32) {
 	return best, bestSim
 }
 
-// Predictor is what both inference paths (Classifier, Fast) offer.
+// Predictor is what the inference paths (Fast, and the gorgonia graph of
+// package training) and the readers built on them (SecondOpinion,
+// DeckReader) offer. Config is the configuration of the network the crops
+// are read with: crops must be Config().CropLen() long, and embeddings are
+// Config().EmbedDim (Classify) or Config().BackEmbeddingLen (ClassifyBacks)
+// long. A predictor carries it, so that no caller has to carry it beside.
 //
 // Classify reads each crop both ways up (withTurned), which is right for a
 // whole Ligretto card, and a face read less than RereadBelow sure again
@@ -442,6 +447,7 @@ func Nearest(emb []float32, protos [][]float32) (int, float32) {
 type Predictor interface {
 	Classify(crops []Crop) ([]Prediction, error)
 	ClassifyAsIs(crops []Crop) ([]Prediction, error)
+	Config() Config
 	Close() error
 }
 
@@ -512,7 +518,8 @@ func BackViewsFromImage(img image.Image, cfg Config) (BackViews, error) {
 	return BackViews{Whole: whole, Detail: detail}, nil
 }
 
-// ClassifyBacks reads cards that may show their backs. Side, colour and
+// ClassifyBacks reads cards that may show their backs, cut to p.Config()
+// (BackViewsFromImage). Side, colour and
 // number are p.Classify's reading of the whole view. Embedding
 // (Config.BackEmbeddingLen values, normalised) joins two: the whole
 // view's and the detail view's, each the mean of the embeddings of the
@@ -525,7 +532,8 @@ func BackViewsFromImage(img image.Image, cfg Config) (BackViews, error) {
 // costs twenty readings a card: for enrolment, the count and identify,
 // where backs are compared, not for the live pipeline's faces. Prototypes
 // and the embeddings compared with them must come the same way.
-func ClassifyBacks(p Predictor, cfg Config, views []BackViews) ([]Prediction, error) {
+func ClassifyBacks(p Predictor, views []BackViews) ([]Prediction, error) {
+	cfg := p.Config()
 	n, k := len(views), len(backShifts)
 	per := 4 * k // readings of one card
 	all := make([]Crop, 0, per*n)

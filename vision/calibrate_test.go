@@ -75,8 +75,8 @@ func TestCalibrate_FromScenePreamble(t *testing.T) {
 // seat must be enrolled with the back of the player who sat there, and the
 // table measured to its true size.
 func TestCalibrate_ManySeeds(t *testing.T) {
-	pred, cfg := testPredictor(t)
-	std, err := standardBacks(pred, cfg)
+	pred, _ := testPredictor(t)
+	std, err := standardBacks(pred)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +150,8 @@ func markerSpan(g scene.Geometry) (float64, float64) {
 // and returns its file.
 func calibratePreamble(t testing.TB, sc *scene.Scene, players int, opts ...CalibratorOption) *calibration.File {
 	t.Helper()
-	pred, cfg := testPredictor(t)
-	c, err := NewCalibrator(players, pred, cfg, opts...)
+	pred, _ := testPredictor(t)
+	c, err := NewCalibrator(players, pred, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

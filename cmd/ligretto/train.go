@@ -176,7 +176,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	defer fast.Close()
 	evalBar := newProgress(stderr, "eval", *evalN)
-	rep, err := training.Evaluate(fast, cfg, *seed+1_000_003, *evalN, func(done, total int) { evalBar.update(done, "") })
+	rep, err := training.Evaluate(fast, *seed+1_000_003, *evalN, func(done, total int) { evalBar.update(done, "") })
 	evalBar.done()
 	if err != nil {
 		return err
@@ -198,7 +198,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		result["replay"] = *replayN
 	}
 	if len(held) > 0 {
-		pr, err := training.EvaluatePhotos(fast, cfg, held)
+		pr, err := training.EvaluatePhotos(fast, held)
 		if err != nil {
 			return err
 		}

@@ -119,7 +119,7 @@ func untrained(t *testing.T) (model.Config, *model.Fast) {
 // network: every count must add up, whatever the accuracy.
 func TestEvaluate_Bookkeeping(t *testing.T) {
 	cfg, p := untrained(t)
-	rep, err := Evaluate(p, cfg, 5, 100, nil)
+	rep, err := Evaluate(p, 5, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestEvaluate_Bookkeeping(t *testing.T) {
 		}
 	}
 	ph := []PhotoCrop{{Image: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height)), Colour: 1, Number: -1}}
-	pr, err := EvaluatePhotos(p, cfg, ph)
+	pr, err := EvaluatePhotos(p, ph)
 	if err != nil || pr.N != 1 || pr.NumberN != 0 {
 		t.Fatalf("%+v %v", pr, err)
 	}
@@ -230,12 +230,12 @@ func TestSetFaceShare_DrawsInProportion(t *testing.T) {
 // from streams of their own): an untrained network's many errors must fall
 // on the same crops, to the confusion matrix.
 func TestEvaluateFaces_TheFacesOfEvaluate(t *testing.T) {
-	cfg, p := untrained(t)
-	all, err := Evaluate(p, cfg, 11, 120, nil)
+	_, p := untrained(t)
+	all, err := Evaluate(p, 11, 120, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	faces, err := EvaluateFaces(p, cfg, 11, 120, nil)
+	faces, err := EvaluateFaces(p, 11, 120, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
