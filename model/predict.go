@@ -282,6 +282,29 @@ func classifyWith(cfg Config, t Temperatures, forward func([]Crop) (rawOutputs, 
 	return preds, nil
 }
 
+// RawOutputs are a network's outputs for n crops, row-major: n x NumSides
+// side logits, n x NumColours colour logits, n x NumNumbers number logits
+// and n x Config.EmbedDim embedding values (not normalised).
+type RawOutputs struct {
+	Side, Colour, Number, Embedding []float32
+}
+
+// ClassifyWith reads crops as Fast does with another engine's forward pass
+// (the gorgonia graph of package training): with bothWays as Classify,
+// each crop both ways up and the unsure faces again, else as ClassifyAsIs,
+// each crop once as it is; the probabilities calibrated by t.
+func ClassifyWith(cfg Config, t Temperatures, forward func([]Crop) (RawOutputs, error), crops []Crop, bothWays bool) ([]Prediction, error) {
+	raw := func(c []Crop) (rawOutputs, error) {
+		r, err := forward(c)
+		return rawOutputs{side: r.Side, colour: r.Colour, number: r.Number, emb: r.Embedding}, err
+	}
+	return classifyWith(cfg, t, raw, crops, bothWays)
+}
+
+// CheckCrops reports a crop whose length is not c.CropLen(), wrapping
+// ErrInput.
+func (c Config) CheckCrops(crops []Crop) error { return checkCrops(c, crops) }
+
 // RereadBelow is the raw face confidence (RawFaceConfidence, without
 // temperatures) under which a face is read again (rereadUnsure). Most card misreads are less sure than this (10 of 11 in
 // a sample), and one rendered face in about 130 is.
@@ -586,4 +609,15 @@ func mirrored(c Crop, width, height int) Crop {
 		}
 	}
 	return m
+}
+
+// argmax is the index of v's largest value, the first of equals.
+func argmax(v []float32) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
 }

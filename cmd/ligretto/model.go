@@ -363,7 +363,7 @@ func loadWeights(path string) (*model.Weights, error) {
 
 func newPredictor(w *model.Weights, useGorgonia bool) (model.Predictor, error) {
 	if useGorgonia {
-		return model.NewClassifier(w, 32)
+		return training.NewClassifier(w, 32)
 	}
 	return model.NewFast(w)
 }

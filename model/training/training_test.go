@@ -279,13 +279,13 @@ func TestSummarise_CountsSeedsUnderTarget(t *testing.T) {
 // ones.
 func TestNext_SameBatchesOnAnyCores(t *testing.T) {
 	cfg := smallConfig()
-	batches := func(seed uint64, procs int) []model.Batch {
+	batches := func(seed uint64, procs int) []Batch {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		d, err := NewData(cfg, seed, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []model.Batch
+		var out []Batch
 		for range 3 {
 			b, err := d.Next()
 			if err != nil {
@@ -313,7 +313,7 @@ func TestNext_SameBatchesOnAnyCores(t *testing.T) {
 // a share of 1 changes the faces and keeps the labels.
 func TestSetPrinted_ChangesOnlyTheFaces(t *testing.T) {
 	cfg := smallConfig()
-	batch := func(printed float64) model.Batch {
+	batch := func(printed float64) Batch {
 		t.Helper()
 		d, err := NewData(cfg, 5, nil, 0)
 		if err != nil {
