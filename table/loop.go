@@ -634,7 +634,7 @@ func (l *Loop) startPipeline(tMS int64) error {
 		}
 		pred = r
 	}
-	p, err := vision.NewPipeline(l.file, pred, pred.Config(), pc)
+	p, err := vision.NewPipeline(l.file, pred, pc)
 	if err != nil {
 		return err
 	}

@@ -50,13 +50,13 @@ var (
 
 // testPredictor is the classifier the commands use: the embedded network
 // with the embedded second network's opinion.
-func testPredictor(t testing.TB) (model.Predictor, model.Config) {
+func testPredictor(t testing.TB) model.Predictor {
 	t.Helper()
 	predOnce.Do(func() { testPred, predErr = model.DefaultPredictor() })
 	if predErr != nil {
 		t.Fatal(predErr)
 	}
-	return testPred, testPred.Config()
+	return testPred
 }
 
 // countTruth counts, per owner, the face-down backs the scene laid in the
