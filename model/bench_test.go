@@ -25,17 +25,6 @@ func benchClassify(b *testing.B, p Predictor, cfg Config) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N*len(crops)), "ms/crop")
 }
 
-func BenchmarkClassifyGorgonia(b *testing.B) {
-	cfg := DefaultConfig()
-	w := randomWeights(b, cfg, 1)
-	cl, err := NewClassifier(w, 32)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cl.Close()
-	benchClassify(b, cl, cfg)
-}
-
 func BenchmarkClassifyFast(b *testing.B) {
 	cfg := DefaultConfig()
 	f, err := NewFast(randomWeights(b, cfg, 1))
@@ -76,7 +65,7 @@ func BenchmarkClassifyBacksFast(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ClassifyBacks(f, cfg, views); err != nil {
+		if _, err := ClassifyBacks(f, views); err != nil {
 			b.Fatal(err)
 		}
 	}

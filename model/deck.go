@@ -239,6 +239,9 @@ func (r *DeckReader) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
 	return preds, r.adaptAll(crops, preds, false)
 }
 
+// Config is Inner's.
+func (r *DeckReader) Config() Config { return r.Inner.Config() }
+
 // Close closes Inner.
 func (r *DeckReader) Close() error { return r.Inner.Close() }
 

@@ -1,5 +1,5 @@
-// Package model trains and runs the card classifier: one small CNN, written
-// with gorgonia, that looks at an RGB crop of a single card and says
+// Package model runs the card classifier: one small CNN that looks at an
+// RGB crop of a single card and says
 //
 //   - which side is up (face or back),
 //   - for a face, its colour (red, green, blue, yellow, the order of
@@ -24,7 +24,9 @@
 // prototypes times Config.EmbedScale, with an optional CosFace margin);
 // only the embedding is used after.
 //
-// Training (Train, Trainer) takes batches from the caller, builds gorgonia
+// Training lives in package training (model/training), with the gorgonia
+// graph, so that what reads cards links no gorgonia. There, training
+// (Train, Trainer) takes batches from the caller, builds gorgonia
 // graphs with symbolic gradients and updates the weights with AdamW. The
 // colour and number losses only count face samples, the back loss only back
 // samples; a label of -1 leaves a sample out of that head's loss. A graph
@@ -50,7 +52,7 @@
 // (Weights.WriteTo, ReadWeights, LoadWeights, Weights.Save).
 //
 // Two inference paths compute the same function from the same Weights:
-// Classifier runs the gorgonia graph in eval mode (batch-norm with running
+// training.Classifier runs the gorgonia graph in eval mode (batch-norm with running
 // statistics), and Fast is a forward pass without gorgonia (batch-norm
 // folded into the convolutions, im2col and a small AVX2/FMA assembly matrix
 // kernel on amd64, gonum's saxpy elsewhere or with -tags purego) that is

@@ -44,30 +44,26 @@ func DefaultSecond() (*Weights, error) {
 
 // DefaultPredictor returns the committed networks on the fast path, as the
 // program reads cards by default: the first network, with the second's
-// opinion on the faces it is unsure of; and the first's weights, whose
-// Config the crops are cut to (back embeddings are the first's alone).
-func DefaultPredictor() (*Weights, Predictor, error) {
+// opinion on the faces it is unsure of. Its Config, the one crops are cut
+// to, is the first's (back embeddings are the first's alone).
+func DefaultPredictor() (Predictor, error) {
 	w, err := Default()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	w2, err := DefaultSecond()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	first, err := NewFast(w)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	second, err := NewFast(w2)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	pair, err := NewSecondOpinion(first, second, w.Config, w2.Config)
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, pair, nil
+	return NewSecondOpinion(first, second)
 }
 
 // EmbeddedWeightsFiles returns copies of the committed weights files as

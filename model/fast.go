@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/blas/gonum"
+	"ligretto/model/internal/gemm"
 )
 
 // Fast is a plain Go forward pass of the network: no gorgonia, no graph.
@@ -51,8 +51,6 @@ type fastScratch struct {
 // colFloats bounds the im2col matrix of one chunk of samples (256 KiB), so
 // that it stays in the L2 cache.
 const colFloats = 64 << 10
-
-var blasImpl gonum.Implementation
 
 // NewFast prepares the plain Go forward pass for w.
 func NewFast(w *Weights) (*Fast, error) {
@@ -184,7 +182,7 @@ func (f *Fast) trunk(s *fastScratch, crops []Crop) {
 
 // run computes y = x*W + b for n rows.
 func (d fastDense) run(x, y []float32, n int) {
-	gemm(n, d.out, d.in, x, d.in, d.w, d.out, y, d.out)
+	gemm.Mul(n, d.out, d.in, x, d.in, d.w, d.out, y, d.out)
 	for i := 0; i < n; i++ {
 		yi := y[i*d.out : (i+1)*d.out]
 		for j, b := range d.b {
@@ -219,7 +217,7 @@ func (c fastConv) run(s *fastScratch, n int) {
 			}
 		}
 		s.acc = grow(s.acc, c.cout*L)
-		gemm(c.cout, L, K, c.wt, K, s.col, L, s.acc, L)
+		gemm.Mul(c.cout, L, K, c.wt, K, s.col, L, s.acc, L)
 		for co := 0; co < c.cout; co++ {
 			bias := c.bias[co]
 			for j := 0; j < m; j++ {

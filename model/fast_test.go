@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"ligretto/model/internal/gemm"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -46,78 +47,6 @@ func randomCrops(cfg Config, n int, seed uint64) []Crop {
 		crops[i] = s.draw(designs).crop
 	}
 	return crops
-}
-
-// TestFastMatchesGorgonia: the plain Go forward pass and the gorgonia graph
-// in eval mode give the same logits and embeddings, to 1e-4, for a batch
-// that is not a multiple of the graph batch (so padding is covered too).
-func TestFastMatchesGorgonia(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		cfg  func() Config
-	}{
-		{"default", DefaultConfig},
-		{"two blocks", func() Config {
-			c := DefaultConfig()
-			c.Width, c.Height, c.Channels, c.Hidden, c.EmbedDim = 16, 24, []int{5, 7}, 9, 4
-			return c
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := tc.cfg()
-			w := randomWeights(t, cfg, 11)
-			crops := randomCrops(cfg, 37, 2)
-			cl, err := NewClassifier(w, 16)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cl.Close()
-			fast, err := NewFast(w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rg, err := cl.forward(crops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rf, err := fast.forward(crops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range []struct {
-				name string
-				g, f []float32
-			}{{"side", rg.side, rf.side}, {"colour", rg.colour, rf.colour}, {"number", rg.number, rf.number}, {"embedding", rg.emb, rf.emb}} {
-				if len(o.g) == 0 {
-					t.Fatalf("%s: no output", o.name)
-				}
-				d := maxAbsDiff(o.g, o.f)
-				t.Logf("%s: max |gorgonia - fast| = %.2g over %d values", o.name, d, len(o.g))
-				if d > 1e-4 {
-					t.Errorf("%s: fast path differs from gorgonia by %g", o.name, d)
-				}
-			}
-			pg, err := cl.Classify(crops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pf, err := fast.Classify(crops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(pg) != len(crops) || len(pf) != len(crops) {
-				t.Fatalf("got %d and %d predictions for %d crops", len(pg), len(pf), len(crops))
-			}
-			for i := range pg {
-				if d := maxAbsDiff(pg[i].NumberProbs[:], pf[i].NumberProbs[:]); d > 1e-4 {
-					t.Errorf("crop %d: number probabilities differ by %g", i, d)
-				}
-				if d := maxAbsDiff(pg[i].Embedding, pf[i].Embedding); d > 1e-4 {
-					t.Errorf("crop %d: embeddings differ by %g", i, d)
-				}
-			}
-		})
-	}
 }
 
 // TestShift checks the im2col shift against the definition.
@@ -170,7 +99,7 @@ func TestGemm(t *testing.T) {
 		for i := range c {
 			c[i] = 99 // overwritten inside the m x n block, kept outside
 		}
-		gemm(m, n, k, a, lda, b, ldb, c, ldc)
+		gemm.Mul(m, n, k, a, lda, b, ldb, c, ldc)
 		for i := 0; i < m; i++ {
 			for j := 0; j < ldc; j++ {
 				want := 99.0
@@ -186,7 +115,7 @@ func TestGemm(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("SIMD kernel in use: %v", useKernel)
+	t.Logf("SIMD kernel in use: %v", gemm.SIMD())
 }
 
 // TestFastConcurrent: one Fast serves several goroutines (run with -race).

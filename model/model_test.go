@@ -96,7 +96,7 @@ func TestWeightsFileSize(t *testing.T) {
 }
 
 // TestSaveLoadRoundTrip: weights saved and loaded give identical
-// predictions, on both inference paths.
+// predictions on the fast path.
 func TestSaveLoadRoundTrip(t *testing.T) {
 	cfg := DefaultConfig()
 	w := randomWeights(t, cfg, 21)
@@ -122,7 +122,6 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		name string
 		new  func(*Weights) (Predictor, error)
 	}{
-		{"gorgonia", func(w *Weights) (Predictor, error) { return NewClassifier(w, 8) }},
 		{"fast", func(w *Weights) (Predictor, error) { return NewFast(w) }},
 	} {
 		p1, err := mk.new(w)
@@ -227,8 +226,8 @@ func TestShapeMismatch(t *testing.T) {
 	if _, err := DecodeWeights(b); !errors.Is(err, ErrShapeMismatch) {
 		t.Errorf("missing tensor: %v, want ErrShapeMismatch", err)
 	}
-	// A valid file for another network: loads, but Check, NewTrainer with
-	// the expected config refuse it.
+	// A valid file for another network: loads, but Check with the expected
+	// config refuses it (and NewTrainer: package training).
 	other := cfg
 	other.Channels = []int{8, 16, 32}
 	wo := randomWeights(t, other, 5)
@@ -239,9 +238,6 @@ func TestShapeMismatch(t *testing.T) {
 	if err := loaded.Check(cfg); !errors.Is(err, ErrShapeMismatch) {
 		t.Errorf("Check against another architecture: %v, want ErrShapeMismatch", err)
 	}
-	if _, err := NewTrainer(cfg, loaded); !errors.Is(err, ErrShapeMismatch) {
-		t.Errorf("NewTrainer with another architecture: %v, want ErrShapeMismatch", err)
-	}
 	if err := loaded.Check(other); err != nil {
 		t.Errorf("Check against its own architecture: %v", err)
 	}
@@ -251,75 +247,6 @@ func TestShapeMismatch(t *testing.T) {
 	}
 	if _, err := NewFast(bad); !errors.Is(err, ErrShapeMismatch) {
 		t.Errorf("NewFast of inconsistent weights: %v, want ErrShapeMismatch", err)
-	}
-	if _, err := NewClassifier(bad, 4); !errors.Is(err, ErrShapeMismatch) {
-		t.Errorf("NewClassifier of inconsistent weights: %v, want ErrShapeMismatch", err)
-	}
-}
-
-func TestClassifyInputErrors(t *testing.T) {
-	cfg := DefaultConfig()
-	w := randomWeights(t, cfg, 6)
-	cl, err := NewClassifier(w, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fast, _ := NewFast(w)
-	for _, p := range []Predictor{cl, fast} {
-		if _, err := p.Classify([]Crop{make(Crop, 10)}); !errors.Is(err, ErrInput) {
-			t.Errorf("%T: short crop: %v, want ErrInput", p, err)
-		}
-		got, err := p.Classify(nil)
-		if err != nil || len(got) != 0 {
-			t.Errorf("%T: no crops: %v, %v", p, got, err)
-		}
-	}
-	if err := cl.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cl.Classify(randomCrops(cfg, 1, 1)); !errors.Is(err, ErrClosed) {
-		t.Errorf("after Close: %v, want ErrClosed", err)
-	}
-	if _, err := NewClassifier(w, 1); !errors.Is(err, ErrInput) {
-		t.Errorf("batch 1: %v, want ErrInput", err)
-	}
-}
-
-func TestTrainerInputErrors(t *testing.T) {
-	cfg := smallConfig()
-	tr, err := NewTrainer(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	s := newSynth(cfg, 1)
-	designs := []int{0, 1}
-	for name, edit := range map[string]func(*Batch){
-		"short X":         func(b *Batch) { b.X = b.X[:len(b.X)-1] },
-		"short sides":     func(b *Batch) { b.Side = b.Side[1:] },
-		"bad side":        func(b *Batch) { b.Side[0] = 2 },
-		"colour 4":        func(b *Batch) { b.Side[0], b.Colour[0] = SideFace, 4 },
-		"number 0":        func(b *Batch) { b.Side[0], b.Number[0] = SideFace, 0 },
-		"number 11":       func(b *Batch) { b.Side[0], b.Number[0] = SideFace, 11 },
-		"back class high": func(b *Batch) { b.Side[0], b.BackClass[0] = SideBack, cfg.BackClasses },
-		"short colours":   func(b *Batch) { b.Colour = b.Colour[:3] },
-	} {
-		b := s.batch(designs)
-		edit(&b)
-		if _, err := tr.Step(b); !errors.Is(err, ErrInput) {
-			t.Errorf("%s: %v, want ErrInput", name, err)
-		}
-	}
-	// Unknown labels (-1, nil) are fine.
-	b := s.batch(designs)
-	b.Colour, b.BackClass = nil, nil
-	b.Number[0] = -1
-	b.Side[1] = -1
-	if _, err := tr.Step(b); err != nil {
-		t.Errorf("batch with unknown labels: %v", err)
-	}
-	if tr.Steps() != 1 {
-		t.Errorf("Steps = %d, want 1", tr.Steps())
 	}
 }
 
@@ -371,21 +298,6 @@ func TestNearestAndMean(t *testing.T) {
 	}
 }
 
-func TestLearnRateSchedule(t *testing.T) {
-	cfg := DefaultConfig()
-	steps := 1000
-	if lr := LearnRateAt(cfg, 0, steps); lr >= cfg.LearnRate/10 {
-		t.Errorf("first step lr %g: no warm-up", lr)
-	}
-	peak := LearnRateAt(cfg, 50, steps)
-	if math.Abs(peak-cfg.LearnRate) > 1e-12 {
-		t.Errorf("lr after warm-up %g, want %g", peak, cfg.LearnRate)
-	}
-	if end := LearnRateAt(cfg, steps-1, steps); math.Abs(end-0.05*cfg.LearnRate) > 1e-12 {
-		t.Errorf("last lr %g, want %g", end, 0.05*cfg.LearnRate)
-	}
-}
-
 // ClassifyBacks reads the whole view as Classify does and joins two
 // embeddings, the whole view's and the detail view's, each the mean over
 // the view and its mirror image, each moved by backShifts; a uniform view
@@ -429,7 +341,7 @@ func TestClassifyBacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: flat}, {Whole: flat, Detail: flat}})
+	got, err := ClassifyBacks(f, []BackViews{{Whole: asym, Detail: flat}, {Whole: flat, Detail: flat}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +365,7 @@ func TestClassifyBacks(t *testing.T) {
 	if c := Cosine(got[1].Embedding, self); c < 0.9999 {
 		t.Errorf("a uniform crop's embedding moved: cosine %.6f to its own", c)
 	}
-	if _, err := ClassifyBacks(f, cfg, []BackViews{{Whole: asym, Detail: make(Crop, 3)}}); !errors.Is(err, ErrInput) {
+	if _, err := ClassifyBacks(f, []BackViews{{Whole: asym, Detail: make(Crop, 3)}}); !errors.Is(err, ErrInput) {
 		t.Errorf("a short detail crop: %v, want ErrInput", err)
 	}
 }

@@ -282,6 +282,29 @@ func classifyWith(cfg Config, t Temperatures, forward func([]Crop) (rawOutputs, 
 	return preds, nil
 }
 
+// RawOutputs are a network's outputs for n crops, row-major: n x NumSides
+// side logits, n x NumColours colour logits, n x NumNumbers number logits
+// and n x Config.EmbedDim embedding values (not normalised).
+type RawOutputs struct {
+	Side, Colour, Number, Embedding []float32
+}
+
+// ClassifyWith reads crops as Fast does with another engine's forward pass
+// (the gorgonia graph of package training): with bothWays as Classify,
+// each crop both ways up and the unsure faces again, else as ClassifyAsIs,
+// each crop once as it is; the probabilities calibrated by t.
+func ClassifyWith(cfg Config, t Temperatures, forward func([]Crop) (RawOutputs, error), crops []Crop, bothWays bool) ([]Prediction, error) {
+	raw := func(c []Crop) (rawOutputs, error) {
+		r, err := forward(c)
+		return rawOutputs{side: r.Side, colour: r.Colour, number: r.Number, emb: r.Embedding}, err
+	}
+	return classifyWith(cfg, t, raw, crops, bothWays)
+}
+
+// CheckCrops reports a crop whose length is not c.CropLen(), wrapping
+// ErrInput.
+func (c Config) CheckCrops(crops []Crop) error { return checkCrops(c, crops) }
+
 // RereadBelow is the raw face confidence (RawFaceConfidence, without
 // temperatures) under which a face is read again (rereadUnsure). Most card misreads are less sure than this (10 of 11 in
 // a sample), and one rendered face in about 130 is.
@@ -432,7 +455,12 @@ func Nearest(emb []float32, protos [][]float32) (int, float32) {
 	return best, bestSim
 }
 
-// Predictor is what both inference paths (Classifier, Fast) offer.
+// Predictor is what the inference paths (Fast, and the gorgonia graph of
+// package training) and the readers built on them (SecondOpinion,
+// DeckReader) offer. Config is the configuration of the network the crops
+// are read with: crops must be Config().CropLen() long, and embeddings are
+// Config().EmbedDim (Classify) or Config().BackEmbeddingLen (ClassifyBacks)
+// long. A predictor carries it, so that no caller has to carry it beside.
 //
 // Classify reads each crop both ways up (withTurned), which is right for a
 // whole Ligretto card, and a face read less than RereadBelow sure again
@@ -442,6 +470,7 @@ func Nearest(emb []float32, protos [][]float32) (int, float32) {
 type Predictor interface {
 	Classify(crops []Crop) ([]Prediction, error)
 	ClassifyAsIs(crops []Crop) ([]Prediction, error)
+	Config() Config
 	Close() error
 }
 
@@ -512,7 +541,8 @@ func BackViewsFromImage(img image.Image, cfg Config) (BackViews, error) {
 	return BackViews{Whole: whole, Detail: detail}, nil
 }
 
-// ClassifyBacks reads cards that may show their backs. Side, colour and
+// ClassifyBacks reads cards that may show their backs, cut to p.Config()
+// (BackViewsFromImage). Side, colour and
 // number are p.Classify's reading of the whole view. Embedding
 // (Config.BackEmbeddingLen values, normalised) joins two: the whole
 // view's and the detail view's, each the mean of the embeddings of the
@@ -525,7 +555,8 @@ func BackViewsFromImage(img image.Image, cfg Config) (BackViews, error) {
 // costs twenty readings a card: for enrolment, the count and identify,
 // where backs are compared, not for the live pipeline's faces. Prototypes
 // and the embeddings compared with them must come the same way.
-func ClassifyBacks(p Predictor, cfg Config, views []BackViews) ([]Prediction, error) {
+func ClassifyBacks(p Predictor, views []BackViews) ([]Prediction, error) {
+	cfg := p.Config()
 	n, k := len(views), len(backShifts)
 	per := 4 * k // readings of one card
 	all := make([]Crop, 0, per*n)
@@ -578,4 +609,15 @@ func mirrored(c Crop, width, height int) Crop {
 		}
 	}
 	return m
+}
+
+// argmax is the index of v's largest value, the first of equals.
+func argmax(v []float32) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
 }

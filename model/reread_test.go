@@ -182,7 +182,7 @@ func BenchmarkClassifyBacksRendered(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for s := 0; s < n; s += 32 {
-			if _, err := ClassifyBacks(fast, cfg, views[s:s+32]); err != nil {
+			if _, err := ClassifyBacks(fast, views[s:s+32]); err != nil {
 				b.Fatal(err)
 			}
 		}

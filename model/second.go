@@ -22,7 +22,8 @@ type SecondOpinion struct {
 }
 
 // NewSecondOpinion checks that both networks read crops of one size.
-func NewSecondOpinion(first, second Predictor, firstCfg, secondCfg Config) (*SecondOpinion, error) {
+func NewSecondOpinion(first, second Predictor) (*SecondOpinion, error) {
+	firstCfg, secondCfg := first.Config(), second.Config()
 	if firstCfg.Width != secondCfg.Width || firstCfg.Height != secondCfg.Height {
 		return nil, fmt.Errorf("%w: a second opinion on %dx%d crops for a network of %dx%d", ErrShapeMismatch,
 			secondCfg.Width, secondCfg.Height, firstCfg.Width, firstCfg.Height)
@@ -32,7 +33,8 @@ func NewSecondOpinion(first, second Predictor, firstCfg, secondCfg Config) (*Sec
 
 // Add asks another network with Second, checking that it reads crops of
 // First's size.
-func (s *SecondOpinion) Add(p Predictor, firstCfg, cfg Config) error {
+func (s *SecondOpinion) Add(p Predictor) error {
+	firstCfg, cfg := s.First.Config(), p.Config()
 	if firstCfg.Width != cfg.Width || firstCfg.Height != cfg.Height {
 		return fmt.Errorf("%w: another opinion on %dx%d crops for a network of %dx%d", ErrShapeMismatch,
 			cfg.Width, cfg.Height, firstCfg.Width, firstCfg.Height)
@@ -85,6 +87,9 @@ func (s *SecondOpinion) classify(crops []Crop, read func(Predictor, []Crop) ([]P
 	}
 	return preds, nil
 }
+
+// Config is First's: crops are cut to it, and embeddings are First's.
+func (s *SecondOpinion) Config() Config { return s.First.Config() }
 
 // Close closes every network.
 func (s *SecondOpinion) Close() error {

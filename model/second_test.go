@@ -18,7 +18,7 @@ func TestSecondOpinion_OnlyUnsureFacesAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	both, err := NewSecondOpinion(first, second, cfg, second.Config())
+	both, err := NewSecondOpinion(first, second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +65,19 @@ func TestSecondOpinion_OnlyUnsureFacesAsked(t *testing.T) {
 	}
 }
 
+// configOnly is a Predictor that only knows its Config.
+type configOnly struct{ cfg Config }
+
+func (c configOnly) Classify([]Crop) ([]Prediction, error)     { return nil, ErrClosed }
+func (c configOnly) ClassifyAsIs([]Crop) ([]Prediction, error) { return nil, ErrClosed }
+func (c configOnly) Config() Config                            { return c.cfg }
+func (c configOnly) Close() error                              { return nil }
+
 func TestSecondOpinion_RefusesAnotherCropSize(t *testing.T) {
 	cfg := DefaultConfig()
 	other := cfg
 	other.Width, other.Height = 16, 24
-	if _, err := NewSecondOpinion(nil, nil, cfg, other); !errors.Is(err, ErrShapeMismatch) {
+	if _, err := NewSecondOpinion(configOnly{cfg}, configOnly{other}); !errors.Is(err, ErrShapeMismatch) {
 		t.Fatalf("err = %v, want ErrShapeMismatch", err)
 	}
 }
@@ -79,7 +87,7 @@ func TestSecondOpinion_RefusesAnotherCropSize(t *testing.T) {
 // unsure faces.
 func BenchmarkSecondOpinionRendered(b *testing.B) {
 	_, render := committedWithRenderer(b, 424242)
-	_, pair, err := DefaultPredictor()
+	pair, err := DefaultPredictor()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,16 +108,16 @@ func TestSecondOpinion_MoreNetworksMeaned(t *testing.T) {
 		}
 		nets = append(nets, n)
 	}
-	all, err := NewSecondOpinion(first, nets[0], cfg, cfg)
+	all, err := NewSecondOpinion(first, nets[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := all.Add(nets[1], cfg, cfg); err != nil {
+	if err := all.Add(nets[1]); err != nil {
 		t.Fatal(err)
 	}
 	other := cfg
 	other.Width, other.Height = 16, 24
-	if err := all.Add(nets[1], cfg, other); !errors.Is(err, ErrShapeMismatch) {
+	if err := all.Add(configOnly{other}); !errors.Is(err, ErrShapeMismatch) {
 		t.Errorf("another crop size added: err = %v, want ErrShapeMismatch", err)
 	}
 	crops := sureAndBlendedFaces(render, 20, 2, 5)

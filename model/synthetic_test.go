@@ -148,18 +148,6 @@ func (s *synth) draw(designs []int) sample {
 	return sample{crop: s.back(designs[i]), side: SideBack, colour: -1, number: -1, bc: i}
 }
 
-// batch draws a training batch; back classes index designs.
-func (s *synth) batch(designs []int) Batch {
-	N := s.cfg.BatchSize
-	b := Batch{Side: make([]int, N), Colour: make([]int, N), Number: make([]int, N), BackClass: make([]int, N)}
-	for i := 0; i < N; i++ {
-		sm := s.draw(designs)
-		b.X = append(b.X, sm.crop...)
-		b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = sm.side, sm.colour, sm.number, sm.bc
-	}
-	return b
-}
-
 // maxAbsDiff is the largest absolute difference of two equal-length slices
 // (Inf when the lengths differ).
 func maxAbsDiff(a, b []float32) float64 {

@@ -88,6 +88,25 @@ func tensorSpecs(c Config) []tensorSpec {
 	return s
 }
 
+// TensorSpec is one tensor of the network: its name, its shape, and
+// whether it is learnt (else a batch-norm running statistic).
+type TensorSpec struct {
+	Name      string
+	Shape     []int
+	Learnable bool
+}
+
+// TensorSpecs lists the tensors of the network c describes, in the order
+// Weights.Tensors holds them (for the training graph, package training).
+func (c Config) TensorSpecs() []TensorSpec {
+	specs := tensorSpecs(c)
+	out := make([]TensorSpec, len(specs))
+	for i, sp := range specs {
+		out[i] = TensorSpec{Name: sp.name, Shape: slices.Clone(sp.shape), Learnable: sp.kind == learnable}
+	}
+	return out
+}
+
 func numel(shape []int) int {
 	n := 1
 	for _, d := range shape {

@@ -151,7 +151,6 @@ type Loop struct {
 	cfg  Config
 	pred model.Predictor
 	deck *calibration.Deck // the last calibration's deck, kept for the next
-	mcfg model.Config
 	ref  Referee
 	log  *slog.Logger
 
@@ -195,9 +194,8 @@ type Status struct {
 	file *calibration.File
 }
 
-// New makes a loop that reads cards with pred (configured by mcfg) and
-// tells ref what it sees.
-func New(cfg Config, pred model.Predictor, mcfg model.Config, ref Referee) (*Loop, error) {
+// New makes a loop that reads cards with pred and tells ref what it sees.
+func New(cfg Config, pred model.Predictor, ref Referee) (*Loop, error) {
 	if cfg.Calibration == nil && (cfg.Players < 2 || cfg.Players > 12) {
 		return nil, fmt.Errorf("%w: %d players to calibrate, want 2 to 12 (C2)", calibration.ErrZone, cfg.Players)
 	}
@@ -207,7 +205,7 @@ func New(cfg Config, pred model.Predictor, mcfg model.Config, ref Referee) (*Loo
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l := &Loop{cfg: cfg, pred: pred, mcfg: mcfg, ref: ref, log: cfg.Log}
+	l := &Loop{cfg: cfg, pred: pred, ref: ref, log: cfg.Log}
 	l.setFile(cfg.Calibration)
 	l.status.Stage = "waiting for the first frame"
 	return l, nil
@@ -299,9 +297,9 @@ func (l *Loop) UseCalibration(f *calibration.File) error {
 		return fmt.Errorf("%w: no enrolled card backs", calibration.ErrZone)
 	}
 	for _, s := range f.Seats {
-		if len(s.Prototype) != l.mcfg.BackEmbeddingLen() {
+		if len(s.Prototype) != l.pred.Config().BackEmbeddingLen() {
 			return fmt.Errorf("%w: the back prototype of %s has %d values, this classifier's %d (it was enrolled by another model)",
-				calibration.ErrMalformed, s.Player, len(s.Prototype), l.mcfg.BackEmbeddingLen())
+				calibration.ErrMalformed, s.Player, len(s.Prototype), l.pred.Config().BackEmbeddingLen())
 		}
 	}
 	if l.cfg.Reader != nil {
@@ -563,7 +561,7 @@ func (l *Loop) calibrate(frame gocv.Mat, tMS int64) (string, error) {
 		if l.names != nil {
 			opts = append(opts[:len(opts):len(opts)], vision.WithPlayerNames(l.names...))
 		}
-		c, err := vision.NewCalibrator(l.cfg.Players, l.pred, l.mcfg, opts...)
+		c, err := vision.NewCalibrator(l.cfg.Players, l.pred, opts...)
 		if err != nil {
 			return "", err
 		}
@@ -636,7 +634,7 @@ func (l *Loop) startPipeline(tMS int64) error {
 		}
 		pred = r
 	}
-	p, err := vision.NewPipeline(l.file, pred, l.mcfg, pc)
+	p, err := vision.NewPipeline(l.file, pred, pc)
 	if err != nil {
 		return err
 	}

@@ -15,14 +15,14 @@ import (
 // round opens a new match with the same players and settings, so that a
 // table of real people plays match after match with nobody at the console.
 func TestLoop_C16_NextMatchFollowsWhenTheTableDealsAgain(t *testing.T) {
-	w, pred, err := model.DefaultPredictor()
+	pred, err := model.DefaultPredictor()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pred.Close()
 	ref := referee.New()
 	var verdicts []Verdict
-	l, err := New(Config{Players: 2, OnVerdict: func(v Verdict) { verdicts = append(verdicts, v) }}, pred, w.Config, ref)
+	l, err := New(Config{Players: 2, OnVerdict: func(v Verdict) { verdicts = append(verdicts, v) }}, pred, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +72,13 @@ func TestLoop_C16_NextMatchFollowsWhenTheTableDealsAgain(t *testing.T) {
 // back has is refused (C1: backs differ), and a player with no seat says
 // so (ErrNoSeat).
 func TestLoop_C1_BackNamedFromTheConsole(t *testing.T) {
-	w, pred, err := model.DefaultPredictor()
+	pred, err := model.DefaultPredictor()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pred.Close()
 	cal := &calibration.File{Seats: []calibration.Seat{{Player: "Ann", Back: "back-1"}, {Player: "Ben", Back: "back-2"}}}
-	l, err := New(Config{Calibration: cal}, pred, w.Config, referee.New())
+	l, err := New(Config{Calibration: cal}, pred, referee.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestLoop_C1_BackNamedFromTheConsole(t *testing.T) {
 // of its own keeps that; and a calibration the reader refuses (a deck of
 // other weights) is refused from the console.
 func TestLoop_DeckOutlivesARecalibration(t *testing.T) {
-	w, pred, err := model.DefaultPredictor()
+	pred, err := model.DefaultPredictor()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,26 +128,26 @@ func TestLoop_DeckOutlivesARecalibration(t *testing.T) {
 		return pred, nil
 	}
 	deck := testDeck("1")
-	l, err := New(Config{Calibration: tableFile(w.Config, deck), Reader: reader}, pred, w.Config, referee.New())
+	l, err := New(Config{Calibration: tableFile(pred.Config(), deck), Reader: reader}, pred, referee.New())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	live := tableFile(w.Config, nil)
+	live := tableFile(pred.Config(), nil)
 	l.keepDeck(live)
 	if live.Deck != deck {
 		t.Errorf("a live calibration after one with a deck has deck %+v", live.Deck)
 	}
 	own := testDeck("2")
-	withOwn := tableFile(w.Config, own)
+	withOwn := tableFile(pred.Config(), own)
 	l.keepDeck(withOwn)
 	if withOwn.Deck != own {
 		t.Errorf("a calibration's own deck was replaced by %+v", withOwn.Deck)
 	}
-	if err := l.UseCalibration(tableFile(w.Config, other)); !errors.Is(err, refused) {
+	if err := l.UseCalibration(tableFile(pred.Config(), other)); !errors.Is(err, refused) {
 		t.Errorf("a calibration whose deck the reader refuses: %v", err)
 	}
-	if err := l.UseCalibration(tableFile(w.Config, nil)); err != nil {
+	if err := l.UseCalibration(tableFile(pred.Config(), nil)); err != nil {
 		t.Errorf("a calibration without a deck: %v", err)
 	}
 }

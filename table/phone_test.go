@@ -112,12 +112,12 @@ func absDiff(a uint8, b int) int {
 // but fewer pixels (a phone on a poor link) are scaled to it; frames of
 // another shape are not refereed, and the caption says why.
 func TestLoop_FitsFramesToTheCalibration(t *testing.T) {
-	w, pred, err := model.DefaultPredictor()
+	pred, err := model.DefaultPredictor()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pred.Close()
-	l, err := New(Config{Calibration: &calibration.File{ImageW: 640, ImageH: 360}}, pred, w.Config, referee.New())
+	l, err := New(Config{Calibration: &calibration.File{ImageW: 640, ImageH: 360}}, pred, referee.New())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,11 +49,11 @@ func TestAnnotate_PilesViolationsScores(t *testing.T) {
 		}
 	}
 	cal := calibrateScene(t, sc, players)
-	pred, mcfg := testPredictor(t)
+	pred := testPredictor(t)
 	pc := DefaultPipelineConfig()
 	pc.Settings = *evs[0].Settings
 	pc.StopFrames = 1 << 20 // the stop is not this test's business: hands over both piles must not end the round
-	p, err := NewPipeline(cal, pred, mcfg, pc)
+	p, err := NewPipeline(cal, pred, pc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,7 +243,8 @@ type pending struct {
 
 // NewAttributor makes an attributor for frames of the calibrated camera,
 // reading the seats' cards with pred.
-func NewAttributor(cal *calibration.File, pred model.Predictor, mcfg model.Config, cfg AttributorConfig) (*Attributor, error) {
+func NewAttributor(cal *calibration.File, pred model.Predictor, cfg AttributorConfig) (*Attributor, error) {
+	mcfg := pred.Config()
 	if err := cal.Validate(); err != nil {
 		return nil, err
 	}
@@ -1043,7 +1044,7 @@ func (p *Pipeline) attachAttributor() error {
 	if !p.cfg.Attribute {
 		return nil
 	}
-	a, err := NewAttributor(p.cal, p.pred, p.mcfg, DefaultAttributorConfig())
+	a, err := NewAttributor(p.cal, p.pred, DefaultAttributorConfig())
 	if err != nil {
 		return err
 	}

@@ -45,11 +45,11 @@ func runAttributed(t *testing.T, players int, seed uint64) *attrRun {
 	}
 	sc, evs, res := simRound(t, players, seed, 0)
 	cal := calibrateScene(t, sc, players)
-	pred, mcfg := testPredictor(t)
+	pred := testPredictor(t)
 	pc := DefaultPipelineConfig()
 	pc.Settings = *evs[0].Settings
 	pc.Attribute = true
-	p, err := NewPipeline(cal, pred, mcfg, pc)
+	p, err := NewPipeline(cal, pred, pc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestAttribute_StackEmptyStopC13(t *testing.T) {
 func BenchmarkAttributedFrame(b *testing.B) {
 	sc, evs, _ := simRound(b, 4, 6, 0)
 	cal := calibrateScene(b, sc, 4)
-	pred, mcfg := testPredictor(b)
+	pred := testPredictor(b)
 	frames := make([]gocv.Mat, 60)
 	for i := range frames {
 		frames[i] = gocv.NewMat()
@@ -273,7 +273,7 @@ func BenchmarkAttributedFrame(b *testing.B) {
 			pc := DefaultPipelineConfig()
 			pc.Settings = *evs[0].Settings
 			pc.Attribute = on
-			p, err := NewPipeline(cal, pred, mcfg, pc)
+			p, err := NewPipeline(cal, pred, pc)
 			if err != nil {
 				b.Fatal(err)
 			}

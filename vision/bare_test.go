@@ -489,7 +489,8 @@ func TestReadsAlike_C7_OffsetTopCard(t *testing.T) {
 	if img.Empty() {
 		t.Fatal("testdata/offset-top-card.png does not load")
 	}
-	pred, cfg := testPredictor(t)
+	pred := testPredictor(t)
+	cfg := pred.Config()
 	wb := [3]float64{0.985, 0.984, 1.032} // the round's calibration
 	p := &Pipeline{pred: pred, mcfg: cfg, cal: &calibration.File{WhiteBalance: wb}}
 	found := Quad{{80, 18}, {88, 59}, {37, 65}, {30, 24}}

@@ -25,10 +25,10 @@ import (
 func benchPipeline(b testing.TB, players int, seed uint64) (*scene.Scene, *Pipeline) {
 	sc, evs, _ := simRound(b, players, seed, 0)
 	cal := calibrateScene(b, sc, players)
-	pred, cfg := testPredictor(b)
+	pred := testPredictor(b)
 	pc := DefaultPipelineConfig()
 	pc.Settings = *evs[0].Settings
-	p, err := NewPipeline(cal, pred, cfg, pc)
+	p, err := NewPipeline(cal, pred, pc)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -282,10 +282,10 @@ func benchRound(b *testing.B, players int, seed uint64, errRate float64) {
 	b.StopTimer()
 	sc, evs, _ := simRound(b, players, seed, errRate)
 	cal := calibrateScene(b, sc, players)
-	pred, cfg := testPredictor(b)
+	pred := testPredictor(b)
 	pc := DefaultPipelineConfig()
 	pc.Settings = *evs[0].Settings
-	p, err := NewPipeline(cal, pred, cfg, pc)
+	p, err := NewPipeline(cal, pred, pc)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -413,8 +413,8 @@ func BenchmarkCountSteps(b *testing.B) {
 	if stop < 0 {
 		b.Fatal("the round has no stop")
 	}
-	pred, cfg := testPredictor(b)
-	p, err := NewPipeline(cal, pred, cfg, DefaultPipelineConfig())
+	pred := testPredictor(b)
+	p, err := NewPipeline(cal, pred, DefaultPipelineConfig())
 	if err != nil {
 		b.Fatal(err)
 	}

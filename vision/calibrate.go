@@ -78,11 +78,11 @@ func WithMarkerMM(mm float64) CalibratorOption { return func(c *Calibrator) { c.
 func WithStandardBacks(b []BackPrototype) CalibratorOption { return func(c *Calibrator) { c.std = b } }
 
 // NewCalibrator calibrates for players (2..12) with the classifier pred.
-func NewCalibrator(players int, pred model.Predictor, mcfg model.Config, opts ...CalibratorOption) (*Calibrator, error) {
+func NewCalibrator(players int, pred model.Predictor, opts ...CalibratorOption) (*Calibrator, error) {
 	if players < 2 || players > 12 {
 		return nil, fmt.Errorf("%w: %d players, want 2 to 12 (C2)", calibration.ErrZone, players)
 	}
-	c := &Calibrator{players: players, pred: pred, mcfg: mcfg, markerMM: calibration.DefaultMarkerMM,
+	c := &Calibrator{players: players, pred: pred, mcfg: pred.Config(), markerMM: calibration.DefaultMarkerMM,
 		bgSum: gocv.NewMat(), bg: gocv.NewMat(), rect: gocv.NewMat(), prev: gocv.NewMat(), relit: gocv.NewMat()}
 	for _, o := range opts {
 		o(c)
@@ -302,7 +302,7 @@ func (c *Calibrator) enrol(frame gocv.Mat) error {
 	if err != nil {
 		return err
 	}
-	preds, err := model.ClassifyBacks(c.pred, c.mcfg, []model.BackViews{views})
+	preds, err := model.ClassifyBacks(c.pred, []model.BackViews{views})
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}

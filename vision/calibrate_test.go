@@ -54,14 +54,15 @@ func TestCalibrate_FromScenePreamble(t *testing.T) {
 	}
 	// Prototypes join both views' embeddings; one cut to a single view's
 	// length (another classifier's) is refused, not compared in part.
-	pred, mcfg := testPredictor(t)
+	pred := testPredictor(t)
+	mcfg := pred.Config()
 	if n := len(f.Seats[0].Prototype); n != mcfg.BackEmbeddingLen() {
 		t.Fatalf("prototype of %d values, want %d", n, mcfg.BackEmbeddingLen())
 	}
 	for i := range f.Seats {
 		f.Seats[i].Prototype = f.Seats[i].Prototype[:mcfg.EmbedDim]
 	}
-	if p, err := NewPipeline(f, pred, mcfg, DefaultPipelineConfig()); !errors.Is(err, calibration.ErrMalformed) || !strings.Contains(err.Error(), "ligretto calibrate") {
+	if p, err := NewPipeline(f, pred, DefaultPipelineConfig()); !errors.Is(err, calibration.ErrMalformed) || !strings.Contains(err.Error(), "ligretto calibrate") {
 		if p != nil {
 			p.Close()
 		}
@@ -75,8 +76,8 @@ func TestCalibrate_FromScenePreamble(t *testing.T) {
 // seat must be enrolled with the back of the player who sat there, and the
 // table measured to its true size.
 func TestCalibrate_ManySeeds(t *testing.T) {
-	pred, cfg := testPredictor(t)
-	std, err := standardBacks(pred, cfg)
+	pred := testPredictor(t)
+	std, err := standardBacks(pred)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +151,8 @@ func markerSpan(g scene.Geometry) (float64, float64) {
 // and returns its file.
 func calibratePreamble(t testing.TB, sc *scene.Scene, players int, opts ...CalibratorOption) *calibration.File {
 	t.Helper()
-	pred, cfg := testPredictor(t)
-	c, err := NewCalibrator(players, pred, cfg, opts...)
+	pred := testPredictor(t)
+	c, err := NewCalibrator(players, pred, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -416,7 +416,7 @@ func (g *ownerVote) readNext(p *Pipeline) bool {
 	if g.failed || g.read >= len(g.backs) {
 		return true
 	}
-	preds, err := model.ClassifyBacks(p.pred, p.mcfg, g.backs[g.read:g.read+1])
+	preds, err := model.ClassifyBacks(p.pred, g.backs[g.read:g.read+1])
 	g.read++
 	if err != nil {
 		g.failed = true // no owner: as if none of the backs were read

@@ -44,8 +44,8 @@ func testCountFrame(t *testing.T, players int, seed uint64) {
 	if stop < 0 {
 		t.Fatal("the round has no stop")
 	}
-	pred, cfg := testPredictor(t)
-	p, err := NewPipeline(cal, pred, cfg, DefaultPipelineConfig())
+	pred := testPredictor(t)
+	p, err := NewPipeline(cal, pred, DefaultPipelineConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

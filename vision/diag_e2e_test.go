@@ -38,8 +38,9 @@ func TestDiagCount(t *testing.T) {
 				break
 			}
 		}
-		pred, cfg := testPredictor(t)
-		p, err := NewPipeline(cal, pred, cfg, DefaultPipelineConfig())
+		pred := testPredictor(t)
+		cfg := pred.Config()
+		p, err := NewPipeline(cal, pred, DefaultPipelineConfig())
 		if err != nil {
 			t.Fatal(err)
 		}

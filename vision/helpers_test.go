@@ -45,19 +45,18 @@ func simRoundIn(t testing.TB, adjust func(*scene.Config, []sim.Event), players i
 var (
 	predOnce sync.Once
 	testPred model.Predictor
-	testW    *model.Weights
 	predErr  error
 )
 
 // testPredictor is the classifier the commands use: the embedded network
 // with the embedded second network's opinion.
-func testPredictor(t testing.TB) (model.Predictor, model.Config) {
+func testPredictor(t testing.TB) model.Predictor {
 	t.Helper()
-	predOnce.Do(func() { testW, testPred, predErr = model.DefaultPredictor() })
+	predOnce.Do(func() { testPred, predErr = model.DefaultPredictor() })
 	if predErr != nil {
 		t.Fatal(predErr)
 	}
-	return testPred, testW.Config
+	return testPred
 }
 
 // countTruth counts, per owner, the face-down backs the scene laid in the
@@ -94,11 +93,11 @@ func cutWithTable(t testing.TB, name string) (img, table gocv.Mat) {
 
 // standardBacks enrols the twelve standard back designs from rendered
 // crops, as the commands do.
-func standardBacks(pred model.Predictor, cfg model.Config) ([]BackPrototype, error) {
-	w, h := cfg.DetailSize()
+func standardBacks(pred model.Predictor) ([]BackPrototype, error) {
+	w, h := pred.Config().DetailSize()
 	samples, err := card.StandardBackSamples(w, h, 4)
 	if err != nil {
 		return nil, err
 	}
-	return EnrolBacks(pred, cfg, samples)
+	return EnrolBacks(pred, samples)
 }

@@ -48,10 +48,10 @@ type Identifier struct {
 	gains  [3]float64 // white balance of the crops
 }
 
-// NewIdentifier reads cards with pred (whose weights have config cfg) and
-// names backs by the nearest of backs.
-func NewIdentifier(pred model.Predictor, cfg model.Config, backs []BackPrototype) *Identifier {
-	return &Identifier{pred: pred, cfg: cfg, backs: backs, detect: DefaultPhotoDetectParams, gains: [3]float64{1, 1, 1}}
+// NewIdentifier reads cards with pred, cut to its Config, and names backs
+// by the nearest of backs.
+func NewIdentifier(pred model.Predictor, backs []BackPrototype) *Identifier {
+	return &Identifier{pred: pred, cfg: pred.Config(), backs: backs, detect: DefaultPhotoDetectParams, gains: [3]float64{1, 1, 1}}
 }
 
 // UseWhiteBalance corrects the crops by a calibration's white balance
@@ -64,7 +64,8 @@ func (id *Identifier) UseWhiteBalance(gains [3]float64) { id.gains = gains }
 // (card.StandardBackSamples renders the twelve standard designs), for
 // reading backs without a calibration. The standard designs come first,
 // in their order, then other names sorted.
-func EnrolBacks(pred model.Predictor, cfg model.Config, samples map[string][]*image.RGBA) ([]BackPrototype, error) {
+func EnrolBacks(pred model.Predictor, samples map[string][]*image.RGBA) ([]BackPrototype, error) {
+	cfg := pred.Config()
 	var names []string
 	for _, n := range referee.BackDesigns {
 		if _, ok := samples[n]; ok {
@@ -86,7 +87,7 @@ func EnrolBacks(pred model.Predictor, cfg model.Config, samples map[string][]*im
 			}
 			views = append(views, v)
 		}
-		preds, err := model.ClassifyBacks(pred, cfg, views)
+		preds, err := model.ClassifyBacks(pred, views)
 		if err != nil {
 			return nil, fmt.Errorf("enrol back %s: %w", name, err)
 		}
@@ -115,7 +116,7 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 			return nil, fmt.Errorf("identify: crop %d: %w", i, err)
 		}
 	}
-	preds, err := model.ClassifyBacks(id.pred, id.cfg, views) // backs are compared with prototypes made so
+	preds, err := model.ClassifyBacks(id.pred, views) // backs are compared with prototypes made so
 	if err != nil {
 		return nil, fmt.Errorf("identify: %w", err)
 	}

@@ -62,13 +62,13 @@ func paste(dst gocv.Mat, card *image.RGBA, cx, cy, deg float64) {
 	}
 }
 
-func embedded(t *testing.T) (*model.Weights, model.Predictor) {
+func embedded(t *testing.T) model.Predictor {
 	t.Helper()
-	w, p, err := model.DefaultPredictor() // as identify reads
+	p, err := model.DefaultPredictor() // as identify reads
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w, p
+	return p
 }
 
 // TestIdentify_ReadsRenderedCards: cards laid at any angle on a cloth are
@@ -79,13 +79,13 @@ func TestIdentify_ReadsRenderedCards(t *testing.T) {
 	backs := []string{"spheres", "crystals", "fish", "waves"}
 	img := table(t, faces, backs, []float64{0, 17, 90, 180, -35, 63, 120})
 	defer img.Close()
-	w, p := embedded(t)
+	p := embedded(t)
 	defer p.Close()
-	protos, err := standardBacks(p, w.Config)
+	protos, err := standardBacks(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := NewIdentifier(p, w.Config, protos).Identify(img)
+	found, err := NewIdentifier(p, protos).Identify(img)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +120,11 @@ func nearestFound(found []Found, x, y float64) Found {
 }
 
 func TestIdentify_RefusesNonColourImages(t *testing.T) {
-	w, p := embedded(t)
+	p := embedded(t)
 	defer p.Close()
 	grey := gocv.NewMatWithSize(10, 10, gocv.MatTypeCV8U)
 	defer grey.Close()
-	if _, err := NewIdentifier(p, w.Config, nil).Identify(grey); err == nil {
+	if _, err := NewIdentifier(p, nil).Identify(grey); err == nil {
 		t.Fatal("a one-channel image must be refused")
 	}
 }
@@ -159,9 +159,9 @@ func TestIdentify_TwoNumbersAtOnceIsUnsure(t *testing.T) {
 		}
 		paste(img, im, 200+float64(i)*300, 360, 10)
 	}
-	w, p := embedded(t)
+	p := embedded(t)
 	defer p.Close()
-	found, err := NewIdentifier(p, w.Config, nil).Identify(img)
+	found, err := NewIdentifier(p, nil).Identify(img)
 	if err != nil {
 		t.Fatal(err)
 	}

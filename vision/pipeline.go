@@ -198,7 +198,8 @@ type Pipeline struct {
 }
 
 // NewPipeline makes a pipeline for frames of the calibrated camera.
-func NewPipeline(cal *calibration.File, pred model.Predictor, mcfg model.Config, cfg PipelineConfig) (*Pipeline, error) {
+func NewPipeline(cal *calibration.File, pred model.Predictor, cfg PipelineConfig) (*Pipeline, error) {
+	mcfg := pred.Config()
 	if err := cal.Validate(); err != nil {
 		return nil, err
 	}

@@ -33,14 +33,14 @@ type e2eResult struct {
 // observes to a referee.
 func refereeScene(t testing.TB, sc *scene.Scene, cal *calibration.File, settings referee.Settings, each func(k int, frame gocv.Mat, tr []scene.CardTruth, p *Pipeline)) e2eResult {
 	t.Helper()
-	pred, cfg := testPredictor(t)
+	pred := testPredictor(t)
 	pc := DefaultPipelineConfig()
 	pc.Settings = settings
 	pc.FitPiles = os.Getenv("VISION_FIT_PILES") != ""
 	if s := os.Getenv("VISION_STRICT_STARTS"); s != "" {
 		pc.StrictStarts = s == "1"
 	}
-	p, err := NewPipeline(cal, pred, cfg, pc)
+	p, err := NewPipeline(cal, pred, pc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,8 @@ func TestReadSeats_C17_CountShowsNoFace(t *testing.T) {
 		}
 	}
 	cal := calibrateScene(t, sc, 2)
-	pred, cfg := testPredictor(t)
-	p, err := NewPipeline(cal, pred, cfg, DefaultPipelineConfig())
+	pred := testPredictor(t)
+	p, err := NewPipeline(cal, pred, DefaultPipelineConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestPipeline_C6_C7_C8_NoFoulOnUnsureReading(t *testing.T) {
 		}
 	}
 	cal := calibrateScene(t, sc, players)
-	pred, mcfg := testPredictor(t)
+	pred := testPredictor(t)
 	type outcome struct {
 		foulAt        int64 // ms of the first violation, -1 for none
 		foul          referee.Verdict
@@ -62,7 +62,7 @@ func TestPipeline_C6_C7_C8_NoFoulOnUnsureReading(t *testing.T) {
 		pc := DefaultPipelineConfig()
 		pc.Settings = *evs[0].Settings
 		pc.StopFrames = 1 << 20
-		p, err := NewPipeline(cal, pr, mcfg, pc)
+		p, err := NewPipeline(cal, pr, pc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,11 +8,11 @@ import (
 
 // standardBacks enrols the twelve standard back designs from rendered
 // crops, for naming backs without a calibration.
-func standardBacks(pred model.Predictor, cfg model.Config) ([]vision.BackPrototype, error) {
-	w, h := cfg.DetailSize()
+func standardBacks(pred model.Predictor) ([]vision.BackPrototype, error) {
+	w, h := pred.Config().DetailSize()
 	samples, err := card.StandardBackSamples(w, h, 4)
 	if err != nil {
 		return nil, err
 	}
-	return vision.EnrolBacks(pred, cfg, samples)
+	return vision.EnrolBacks(pred, samples)
 }

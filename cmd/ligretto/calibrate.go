@@ -60,12 +60,12 @@ func runCalibrate(args []string, stdout, stderr io.Writer) error {
 // calibrateFrom reads frames from src until every player is enrolled.
 func calibrateFrom(spec string, players int, corners, tableMM string, markerMM float64, nets networks, progress io.Writer) (*calibration.File, error) {
 	var stage stageLog
-	w, pred, err := predictor(nets, false)
+	_, pred, err := predictor(nets, false)
 	if err != nil {
 		return nil, err
 	}
 	defer pred.Close()
-	std, err := standardBacks(pred, w.Config)
+	std, err := standardBacks(pred)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func calibrateFrom(spec string, players int, corners, tableMM string, markerMM f
 	var made *calibration.File
 	loop, err := table.New(table.Config{Players: players, Calibrator: opts, CalibrateOnly: true,
 		OnCalibrated: func(f *calibration.File) { made = f },
-		OnFrame:      func(table.Frame) { stage.show(progress) }}, pred, w.Config, referee.New())
+		OnFrame:      func(table.Frame) { stage.show(progress) }}, pred, referee.New())
 	if err != nil {
 		return nil, err
 	}

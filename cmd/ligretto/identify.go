@@ -51,11 +51,11 @@ func runIdentify(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	backs, err := standardBacks(pred, w.Config)
+	backs, err := standardBacks(pred)
 	if err != nil {
 		return err
 	}
-	id := vision.NewIdentifier(pred, w.Config, backs)
+	id := vision.NewIdentifier(pred, backs)
 	if cal != nil {
 		id.UseWhiteBalance(cal.WhiteBalance) // the deck was learnt from crops so corrected
 	}

@@ -67,7 +67,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--seeds: %w", err)
 		}
 	}
-	w, p, err := predictor(nets, *useGorgonia)
+	_, p, err := predictor(nets, *useGorgonia)
 	if err != nil {
 		return err
 	}
@@ -82,14 +82,14 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--printed %g: want a share in 0..1, with --faces-only", *printed)
 		}
 		share := *printed
-		evaluate = func(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (training.Report, error) {
-			return training.EvaluatePrintedFaces(p, cfg, seed, n, share, progress)
+		evaluate = func(p model.Predictor, seed uint64, n int, progress func(done, total int)) (training.Report, error) {
+			return training.EvaluatePrintedFaces(p, seed, n, share, progress)
 		}
 	}
 	var reps []training.Report
 	for _, s := range seeds {
 		bar := newProgress(stderr, fmt.Sprintf("eval seed %d", s), *n)
-		rep, err := evaluate(p, w.Config, s, *n, func(done, total int) { bar.update(done, "") })
+		rep, err := evaluate(p, s, *n, func(done, total int) { bar.update(done, "") })
 		bar.done()
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", s, err)
@@ -233,7 +233,7 @@ func runModelPhotos(args []string, stdout, stderr io.Writer) error {
 	if *all {
 		crops, which = append(held, tune...), "all photos (half of them were used in training)"
 	}
-	rep, err := training.EvaluatePhotos(p, w.Config, crops)
+	rep, err := training.EvaluatePhotos(p, crops)
 	if err != nil {
 		return err
 	}
@@ -333,12 +333,12 @@ func predictor(n networks, useGorgonia bool) (*model.Weights, model.Predictor, e
 		}
 		preds = append(preds, p)
 	}
-	pair, err := model.NewSecondOpinion(first, preds[1], w.Config, others[0].Config)
+	pair, err := model.NewSecondOpinion(first, preds[1])
 	if err != nil {
 		return fail(err)
 	}
-	for i, p := range preds[2:] {
-		if err := pair.Add(p, w.Config, others[i+1].Config); err != nil {
+	for _, p := range preds[2:] {
+		if err := pair.Add(p); err != nil {
 			return fail(err)
 		}
 	}
@@ -363,7 +363,7 @@ func loadWeights(path string) (*model.Weights, error) {
 
 func newPredictor(w *model.Weights, useGorgonia bool) (model.Predictor, error) {
 	if useGorgonia {
-		return model.NewClassifier(w, 32)
+		return training.NewClassifier(w, 32)
 	}
 	return model.NewFast(w)
 }

@@ -57,7 +57,7 @@ func runDeckShots(dir, list, seedList string, onTuneHalf bool, tune deckTuning, 
 	for _, k := range ks {
 		var reps []training.DeckShotReport
 		for _, s := range seeds {
-			r, err := training.EvaluateDeckShots(p, f, w.Config, held, int(k), s, layer, set)
+			r, err := training.EvaluateDeckShots(p, f, held, int(k), s, layer, set)
 			if errors.Is(err, training.ErrNoData) {
 				fmt.Fprintf(stdout, "%5d  no card has more than %d crops: nothing to score\n", k, k)
 				break

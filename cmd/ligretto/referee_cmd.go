@@ -79,7 +79,7 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		// Calibrate from the source's own first frames, then referee the rest.
-		std, err := standardBacks(pred, w.Config)
+		std, err := standardBacks(pred)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%7d ms  %-12s refused: %s\n", o.TimeMS, o.Kind, line.Error)
 		}
 	}
-	loop, err := table.New(cfg, pred, w.Config, ref)
+	loop, err := table.New(cfg, pred, ref)
 	if err != nil {
 		return err
 	}

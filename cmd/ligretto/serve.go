@@ -157,7 +157,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	lcfg := table.Config{Players: *players, Calibration: cal, Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: log,
 		OnFrame: feed.offer, Reader: func(f *calibration.File) (model.Predictor, error) { return withDeck(f, w, pred) }}
 	if cal == nil {
-		std, err := standardBacks(pred, w.Config)
+		std, err := standardBacks(pred)
 		if err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if lcfg.Metrics, err = stream.NewTableMetrics(cfg.Registry); err != nil {
 		return err
 	}
-	loop, err := table.New(lcfg, pred, w.Config, gameReferee{game})
+	loop, err := table.New(lcfg, pred, gameReferee{game})
 	if err != nil {
 		return err
 	}

@@ -134,24 +134,24 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	// Each batch is rendered when the step asks for it, on both cores
 	// (data.Next), not ahead beside the step, which would hold one of its
 	// workers back while the other waited.
-	next := func() (model.Batch, error) {
+	next := func() (training.Batch, error) {
 		b, err := data.Next()
 		if err != nil {
-			return model.Batch{}, err
+			return training.Batch{}, err
 		}
 		if replay != nil {
 			replay.Mix(&b)
 		}
 		return b, nil
 	}
-	var snapshots []model.Snapshot
+	var snapshots []training.Snapshot
 	for _, n := range snapshotSteps {
 		path := filepath.Join(*out, fmt.Sprintf("card-%d.weights", n))
-		snapshots = append(snapshots, model.Snapshot{Step: n, Save: func(w *model.Weights) error { return w.Save(path) }})
+		snapshots = append(snapshots, training.Snapshot{Step: n, Save: func(w *model.Weights) error { return w.Save(path) }})
 	}
 	hist := newHistory()
 	bar := newProgress(stderr, "train", *steps)
-	w, err := model.Train(cfg, start, next, *steps, func(step int, l model.Losses) {
+	w, err := training.Train(cfg, start, next, *steps, func(step int, l training.Losses) {
 		if replay != nil {
 			replay.Note(l.Hard)
 		}
@@ -176,7 +176,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	defer fast.Close()
 	evalBar := newProgress(stderr, "eval", *evalN)
-	rep, err := training.Evaluate(fast, cfg, *seed+1_000_003, *evalN, func(done, total int) { evalBar.update(done, "") })
+	rep, err := training.Evaluate(fast, *seed+1_000_003, *evalN, func(done, total int) { evalBar.update(done, "") })
 	evalBar.done()
 	if err != nil {
 		return err
@@ -198,7 +198,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		result["replay"] = *replayN
 	}
 	if len(held) > 0 {
-		pr, err := training.EvaluatePhotos(fast, cfg, held)
+		pr, err := training.EvaluatePhotos(fast, held)
 		if err != nil {
 			return err
 		}
@@ -309,13 +309,13 @@ type history struct {
 	steps                               []float64
 	loss, side, colour, number, back    []float64
 	accSide, accColour, accNum, accBack []float64
-	ema                                 model.Losses
+	ema                                 training.Losses
 	n                                   int
 }
 
 func newHistory() *history { return &history{} }
 
-func (h *history) add(step int, l model.Losses) {
+func (h *history) add(step int, l training.Losses) {
 	const a = 0.05
 	mix := func(old, v float64) float64 {
 		if h.n == 0 || v != v { // first value, or NaN (no sample of that head)

@@ -115,9 +115,9 @@ func TrainDesigns(n int) []string {
 
 // Next draws one batch of cfg.BatchSize samples, its lanes rendering at
 // once.
-func (d *Data) Next() (model.Batch, error) {
+func (d *Data) Next() (Batch, error) {
 	n, cl := d.cfg.BatchSize, d.cfg.CropLen()
-	b := model.Batch{X: make([]float32, n*cl),
+	b := Batch{X: make([]float32, n*cl),
 		Side: make([]int, n), Colour: make([]int, n), Number: make([]int, n), BackClass: make([]int, n)}
 	var errs [RenderLanes]error
 	var wg sync.WaitGroup
@@ -134,13 +134,13 @@ func (d *Data) Next() (model.Batch, error) {
 	}
 	wg.Wait()
 	if err := errors.Join(errs[:]...); err != nil {
-		return model.Batch{}, err
+		return Batch{}, err
 	}
 	return b, nil
 }
 
 // draw renders sample i of b with ln.
-func (d *Data) draw(ln *lane, b *model.Batch, i int) error {
+func (d *Data) draw(ln *lane, b *Batch, i int) error {
 	if d.photoShare > 0 && ln.rng.Float64() < d.photoShare {
 		p := d.photos[ln.rng.IntN(len(d.photos))]
 		jitterInto(ln.img, p.Image, ln.rng)
@@ -243,7 +243,7 @@ func (d *Data) label(rng *rand.Rand) card.Label {
 	return card.Label{Side: card.BackSide, Back: d.designs[rng.IntN(len(d.designs))]}
 }
 
-func setLabels(b *model.Batch, i int, l card.Label, designs []string) {
+func setLabels(b *Batch, i int, l card.Label, designs []string) {
 	if l.Side == card.BackSide {
 		b.Side[i], b.Colour[i], b.Number[i], b.BackClass[i] = model.SideBack, -1, -1, indexOf(designs, l.Back)
 		return

@@ -77,7 +77,8 @@ func DrawShots(photos []PhotoCrop, k int, seed uint64) (shots, scored []int) {
 // deck from them at layer l of f (each crop read as it is: a corner
 // index) and scores p alone and p adapted on the other crops. tune, when
 // not nil, sets the prototypes' Scale and Floor before use.
-func EvaluateDeckShots(p model.Predictor, f *model.Fast, cfg model.Config, photos []PhotoCrop, k int, seed uint64, l model.FeatureLayer, tune func(*model.DeckPrototypes)) (DeckShotReport, error) {
+func EvaluateDeckShots(p model.Predictor, f *model.Fast, photos []PhotoCrop, k int, seed uint64, l model.FeatureLayer, tune func(*model.DeckPrototypes)) (DeckShotReport, error) {
+	cfg := p.Config()
 	rep := DeckShotReport{Shots: k}
 	crops := make([]model.Crop, len(photos))
 	for i, ph := range photos {

@@ -58,8 +58,8 @@ const backStream = 0xbac6
 // Backs are recognised as calibration will: from both views
 // (model.ClassifyBacks), by the nearest of 12 prototypes, each the mean
 // embedding of EnrolShots crops.
-func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (Report, error) {
-	return evaluate(p, cfg, seed, n, true, 0, progress)
+func Evaluate(p model.Predictor, seed uint64, n int, progress func(done, total int)) (Report, error) {
+	return evaluate(p, seed, n, true, 0, progress)
 }
 
 // EvaluateFaces scores the faces of Evaluate(seed, n) alone: the very same
@@ -67,17 +67,18 @@ func Evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, progress 
 // side, colour, number and card figures are Evaluate's on the faces, about
 // twenty times sooner (a back is read twenty times, a face twice). Side is
 // then scored on faces only; Backs is 0 and the back figures mean nothing.
-func EvaluateFaces(p model.Predictor, cfg model.Config, seed uint64, n int, progress func(done, total int)) (Report, error) {
-	return evaluate(p, cfg, seed, n, false, 0, progress)
+func EvaluateFaces(p model.Predictor, seed uint64, n int, progress func(done, total int)) (Report, error) {
+	return evaluate(p, seed, n, false, 0, progress)
 }
 
 // EvaluatePrintedFaces is EvaluateFaces with a share (0..1) of the faces
 // drawn in the real Ligretto print's style (card.Params.Printed).
-func EvaluatePrintedFaces(p model.Predictor, cfg model.Config, seed uint64, n int, printed float64, progress func(done, total int)) (Report, error) {
-	return evaluate(p, cfg, seed, n, false, printed, progress)
+func EvaluatePrintedFaces(p model.Predictor, seed uint64, n int, printed float64, progress func(done, total int)) (Report, error) {
+	return evaluate(p, seed, n, false, printed, progress)
 }
 
-func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks bool, printed float64, progress func(done, total int)) (Report, error) {
+func evaluate(p model.Predictor, seed uint64, n int, withBacks bool, printed float64, progress func(done, total int)) (Report, error) {
+	cfg := p.Config()
 	sp := card.DefaultParams()
 	sp.W, sp.H = cfg.Width, cfg.Height
 	sp.Printed = printed
@@ -133,7 +134,7 @@ func evaluate(p model.Predictor, cfg model.Config, seed uint64, n int, withBacks
 		if err != nil {
 			return nil, err
 		}
-		bpreds, err := model.ClassifyBacks(p, cfg, backs) // as calibration and the count read backs
+		bpreds, err := model.ClassifyBacks(p, backs) // as calibration and the count read backs
 		if err != nil {
 			return nil, err
 		}
@@ -269,7 +270,8 @@ type PhotoReport struct {
 }
 
 // EvaluatePhotos scores colour on every crop and number on those with a number.
-func EvaluatePhotos(p model.Predictor, cfg model.Config, photos []PhotoCrop) (PhotoReport, error) {
+func EvaluatePhotos(p model.Predictor, photos []PhotoCrop) (PhotoReport, error) {
+	cfg := p.Config()
 	rep := PhotoReport{N: len(photos), ColourConfusion: square(4)}
 	if len(photos) == 0 {
 		return rep, fmt.Errorf("%w: no photos", ErrNoData)

@@ -7,7 +7,7 @@ import (
 )
 
 // Replay shows the network again the face crops it found hard (wrong, or
-// not sure: model.Losses.Hard). Fresh synthetic crops are mostly easy by the
+// not sure: Losses.Hard). Fresh synthetic crops are mostly easy by the
 // end of a run: the last errors come from a few kinds of crop (a dim
 // numeral on yellow, a numeral half hidden), and drawing those again spends
 // more of each step where the network still errs, at no extra cost.
@@ -17,8 +17,8 @@ type Replay struct {
 	capacity int
 	queue    []hardSample
 	cropLen  int
-	last     model.Batch // the batch Mix last filled, which Note reads
-	mixed    int         // how many of its last samples Mix replaced
+	last     Batch // the batch Mix last filled, which Note reads
+	mixed    int   // how many of its last samples Mix replaced
 }
 
 type hardSample struct {
@@ -40,7 +40,7 @@ func NewReplay(cfg model.Config, perBatch, times, capacity int) (*Replay, error)
 // Mix replaces the last samples of b (up to perBatch, as many as are
 // waiting) with hard ones, in place, and returns how many it replaced. Call
 // Note with that step's hard samples before the next Mix.
-func (r *Replay) Mix(b *model.Batch) int {
+func (r *Replay) Mix(b *Batch) int {
 	n := min(r.perBatch, len(r.queue))
 	size := len(b.Side)
 	var again []hardSample // shown, but not often enough yet
@@ -57,7 +57,7 @@ func (r *Replay) Mix(b *model.Batch) int {
 	return n
 }
 
-// Note queues the samples listed in hard (model.Losses.Hard) of the batch
+// Note queues the samples listed in hard (Losses.Hard) of the batch
 // Mix last filled. A sample Mix put there is not queued again: it waits
 // already.
 func (r *Replay) Note(hard []int) {

@@ -9,8 +9,8 @@ import (
 
 // batchOf makes a batch of n faces whose crops are filled with their index,
 // so that a test can tell where each crop went.
-func batchOf(cfg model.Config, n int, base float32) model.Batch {
-	b := model.Batch{X: make([]float32, n*cfg.CropLen()), Side: make([]int, n), Colour: make([]int, n), Number: make([]int, n), BackClass: make([]int, n)}
+func batchOf(cfg model.Config, n int, base float32) Batch {
+	b := Batch{X: make([]float32, n*cfg.CropLen()), Side: make([]int, n), Colour: make([]int, n), Number: make([]int, n), BackClass: make([]int, n)}
 	for i := range n {
 		for j := range cfg.CropLen() {
 			b.X[i*cfg.CropLen()+j] = base + float32(i)

@@ -119,7 +119,7 @@ func untrained(t *testing.T) (model.Config, *model.Fast) {
 // network: every count must add up, whatever the accuracy.
 func TestEvaluate_Bookkeeping(t *testing.T) {
 	cfg, p := untrained(t)
-	rep, err := Evaluate(p, cfg, 5, 100, nil)
+	rep, err := Evaluate(p, 5, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestEvaluate_Bookkeeping(t *testing.T) {
 		}
 	}
 	ph := []PhotoCrop{{Image: image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height)), Colour: 1, Number: -1}}
-	pr, err := EvaluatePhotos(p, cfg, ph)
+	pr, err := EvaluatePhotos(p, ph)
 	if err != nil || pr.N != 1 || pr.NumberN != 0 {
 		t.Fatalf("%+v %v", pr, err)
 	}
@@ -230,12 +230,12 @@ func TestSetFaceShare_DrawsInProportion(t *testing.T) {
 // from streams of their own): an untrained network's many errors must fall
 // on the same crops, to the confusion matrix.
 func TestEvaluateFaces_TheFacesOfEvaluate(t *testing.T) {
-	cfg, p := untrained(t)
-	all, err := Evaluate(p, cfg, 11, 120, nil)
+	_, p := untrained(t)
+	all, err := Evaluate(p, 11, 120, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	faces, err := EvaluateFaces(p, cfg, 11, 120, nil)
+	faces, err := EvaluateFaces(p, 11, 120, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,13 +279,13 @@ func TestSummarise_CountsSeedsUnderTarget(t *testing.T) {
 // ones.
 func TestNext_SameBatchesOnAnyCores(t *testing.T) {
 	cfg := smallConfig()
-	batches := func(seed uint64, procs int) []model.Batch {
+	batches := func(seed uint64, procs int) []Batch {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		d, err := NewData(cfg, seed, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []model.Batch
+		var out []Batch
 		for range 3 {
 			b, err := d.Next()
 			if err != nil {
@@ -313,7 +313,7 @@ func TestNext_SameBatchesOnAnyCores(t *testing.T) {
 // a share of 1 changes the faces and keeps the labels.
 func TestSetPrinted_ChangesOnlyTheFaces(t *testing.T) {
 	cfg := smallConfig()
-	batch := func(printed float64) model.Batch {
+	batch := func(printed float64) Batch {
 		t.Helper()
 		d, err := NewData(cfg, 5, nil, 0)
 		if err != nil {

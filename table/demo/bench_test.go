@@ -22,11 +22,11 @@ import (
 // at real speed). The stream's encoder is not included.
 func BenchmarkFrame(b *testing.B) {
 	cfg := DefaultConfig()
-	w, pred, err := model.DefaultPredictor() // as the demo reads
+	pred, err := model.DefaultPredictor() // as the demo reads
 	if err != nil {
 		b.Fatal(err)
 	}
-	std, err := standardBacks(pred, w.Config)
+	std, err := standardBacks(pred)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func BenchmarkFrame(b *testing.B) {
 			if img, err = table.RGBA(f.Image); err != nil {
 				b.Fatal(err)
 			}
-		}}, pred, w.Config, ref)
+		}}, pred, ref)
 	if err != nil {
 		b.Fatal(err)
 	}

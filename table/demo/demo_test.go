@@ -40,12 +40,12 @@ func (r *recorder) Apply(o referee.Observation) (referee.Verdict, error) {
 // frame goes to frame, converted to RGBA, with the source's truth.
 func runDemo(ctx context.Context, t *testing.T, cfg Config, ref table.Referee, frame func(f table.Frame, img *image.RGBA, src *Source)) error {
 	t.Helper()
-	w, pred, err := model.DefaultPredictor()
+	pred, err := model.DefaultPredictor()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pred.Close()
-	std, err := standardBacks(pred, w.Config)
+	std, err := standardBacks(pred)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func runDemo(ctx context.Context, t *testing.T, cfg Config, ref table.Referee, f
 				t.Fatal(err)
 			}
 			frame(f, img, src)
-		}}, pred, w.Config, ref)
+		}}, pred, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,11 +231,11 @@ func truthBox(q scene.Quad, grow int) image.Rectangle {
 
 // standardBacks enrols the twelve standard back designs from rendered
 // crops, as the commands do.
-func standardBacks(pred model.Predictor, cfg model.Config) ([]vision.BackPrototype, error) {
-	w, h := cfg.DetailSize()
+func standardBacks(pred model.Predictor) ([]vision.BackPrototype, error) {
+	w, h := pred.Config().DetailSize()
 	samples, err := card.StandardBackSamples(w, h, 4)
 	if err != nil {
 		return nil, err
 	}
-	return vision.EnrolBacks(pred, cfg, samples)
+	return vision.EnrolBacks(pred, samples)
 }

@@ -1,7 +1,8 @@
-package model
+package training
 
 import (
 	"errors"
+	"ligretto/model"
 	"slices"
 	"testing"
 	"time"
@@ -13,8 +14,8 @@ import (
 // smallConfig is a network small enough to train in the tests, also under
 // the race detector (which slows gorgonia's Go loops about 15 times): 16x24
 // crops, narrow blocks, batches of 16.
-func smallConfig() Config {
-	c := DefaultConfig()
+func tinyConfig() model.Config {
+	c := model.DefaultConfig()
 	c.Width, c.Height = 16, 24
 	c.Channels = []int{8, 16, 16}
 	c.Hidden = 32
@@ -30,7 +31,7 @@ func smallConfig() Config {
 // and backs recognised by the nearest enrolled prototype, both for designs
 // seen in training and for designs never seen.
 func TestTrainSyntheticTask(t *testing.T) {
-	cfg := smallConfig()
+	cfg := tinyConfig()
 	steps := 400
 	train := newSynth(cfg, 1)
 	designs := make([]int, cfg.BackClasses)
@@ -50,7 +51,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 	}
 	t.Logf("trained %d steps in %v; last: %v", steps, time.Since(start).Round(time.Millisecond), last)
 
-	fast, err := NewFast(w)
+	fast, err := model.NewFast(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 
 	// Held-out samples, from another seed.
 	test := newSynth(cfg, 99)
-	var crops []Crop
+	var crops []model.Crop
 	var want []sample
 	for i := 0; i < 300; i++ {
 		s := test.draw(designs)
@@ -85,7 +86,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 		if gg[i].Side == p.Side && gg[i].Colour == p.Colour && gg[i].Number == p.Number {
 			agree++
 		}
-		if want[i].side != SideFace {
+		if want[i].side != model.SideFace {
 			continue
 		}
 		faces++
@@ -116,7 +117,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 	backAccuracy := func(ids []int) float64 {
 		var protos [][]float32
 		for _, id := range ids {
-			var enrol []Crop
+			var enrol []model.Crop
 			for j := 0; j < 5; j++ {
 				enrol = append(enrol, test.back(id))
 			}
@@ -128,11 +129,11 @@ func TestTrainSyntheticTask(t *testing.T) {
 			for _, q := range p {
 				embs = append(embs, q.Embedding)
 			}
-			protos = append(protos, MeanEmbedding(embs...))
+			protos = append(protos, model.MeanEmbedding(embs...))
 		}
 		right, total := 0, 0
 		for k, id := range ids {
-			var cs []Crop
+			var cs []model.Crop
 			for j := 0; j < 20; j++ {
 				cs = append(cs, test.back(id))
 			}
@@ -142,7 +143,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 			}
 			for _, q := range p {
 				total++
-				if i, _ := Nearest(q.Embedding, protos); i == k {
+				if i, _ := model.Nearest(q.Embedding, protos); i == k {
 					right++
 				}
 			}
@@ -161,7 +162,7 @@ func TestTrainSyntheticTask(t *testing.T) {
 }
 
 // trainFive trains a fresh trainer of cfg for five fixed batches.
-func trainFive(t *testing.T, cfg Config) *Weights {
+func trainFive(t *testing.T, cfg model.Config) *model.Weights {
 	t.Helper()
 	data := newSynth(cfg, 4)
 	tr, err := NewTrainer(cfg, nil)
@@ -180,15 +181,15 @@ func trainFive(t *testing.T, cfg Config) *Weights {
 // TestFastEngine_SameWeightsAsGorgonias: training on fastEngine gives the
 // very bits gorgonia's own engine gives (its Transpose only moves data).
 func TestFastEngine_SameWeightsAsGorgonias(t *testing.T) {
-	cfg := smallConfig()
-	run := func(e tensor.Engine) *Weights {
+	cfg := tinyConfig()
+	run := func(e tensor.Engine) *model.Weights {
 		old := vmEngine
 		vmEngine = e
 		defer func() { vmEngine = old }()
 		return trainFive(t, cfg)
 	}
 	a, b := run(fastEngine{}), run(G.StandardEngine{})
-	init, err := NewWeights(cfg)
+	init, err := model.NewWeights(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,10 +208,10 @@ func TestFastEngine_SameWeightsAsGorgonias(t *testing.T) {
 }
 
 // The committed weights are reproduced from a seed: two trainers with the
-// same Config and batches must end with the same weights, bit for bit,
+// same model.Config and batches must end with the same weights, bit for bit,
 // although their replicas run on goroutines in any order.
 func TestTrainer_ReplicasAreDeterministic(t *testing.T) {
-	cfg := smallConfig()
+	cfg := tinyConfig()
 	cfg.Workers = 2
 	cfg.BackMargin = 0.2
 	a, b := trainFive(t, cfg), trainFive(t, cfg)
@@ -225,7 +226,7 @@ func TestTrainer_ReplicasAreDeterministic(t *testing.T) {
 // face (about 1/4 on colour, under HardBelow), so Hard lists each face with a
 // label, in order, and never a back or a face left out of the losses.
 func TestLosses_HardListsFacesOnly(t *testing.T) {
-	cfg := smallConfig()
+	cfg := tinyConfig()
 	data := newSynth(cfg, 4)
 	tr, err := NewTrainer(cfg, nil)
 	if err != nil {
@@ -235,7 +236,7 @@ func TestLosses_HardListsFacesOnly(t *testing.T) {
 	b := data.batch([]int{0, 1, 2, 3, 4, 5, 6, 7})
 	var want []int
 	for i, side := range b.Side {
-		if side != SideFace {
+		if side != model.SideFace {
 			continue
 		}
 		if i%5 == 0 { // out of the colour and number losses
@@ -261,9 +262,9 @@ func TestLosses_HardListsFacesOnly(t *testing.T) {
 // that step and taking it must leave the run's own weights bit for bit as
 // they are; a snapshot outside the run is refused before any step.
 func TestTrain_SnapshotsChangeNothing(t *testing.T) {
-	cfg := smallConfig()
+	cfg := tinyConfig()
 	const steps = 4
-	run := func(snaps ...Snapshot) *Weights {
+	run := func(snaps ...Snapshot) *model.Weights {
 		data := newSynth(cfg, 4)
 		w, err := Train(cfg, nil, func() (Batch, error) { return data.batch([]int{0, 1, 2, 3, 4, 5, 6, 7}), nil }, steps, nil, snaps...)
 		if err != nil {
@@ -271,9 +272,9 @@ func TestTrain_SnapshotsChangeNothing(t *testing.T) {
 		}
 		return w
 	}
-	var atTwo, atEnd *Weights
-	with := run(Snapshot{Step: 2, Save: func(w *Weights) error { atTwo = w; return nil }},
-		Snapshot{Step: steps, Save: func(w *Weights) error { atEnd = w; return nil }})
+	var atTwo, atEnd *model.Weights
+	with := run(Snapshot{Step: 2, Save: func(w *model.Weights) error { atTwo = w; return nil }},
+		Snapshot{Step: steps, Save: func(w *model.Weights) error { atEnd = w; return nil }})
 	without := run()
 	if atTwo == nil || atEnd == nil {
 		t.Fatal("a snapshot was not taken")
@@ -296,9 +297,9 @@ func TestTrain_SnapshotsChangeNothing(t *testing.T) {
 	}
 	for _, bad := range []int{0, steps + 1} {
 		_, err := Train(cfg, nil, func() (Batch, error) { t.Fatal("a batch was asked for"); return Batch{}, nil }, steps, nil,
-			Snapshot{Step: bad, Save: func(*Weights) error { return nil }})
-		if !errors.Is(err, ErrConfig) {
-			t.Errorf("snapshot at step %d of %d: error %v, want ErrConfig", bad, steps, err)
+			Snapshot{Step: bad, Save: func(*model.Weights) error { return nil }})
+		if !errors.Is(err, model.ErrConfig) {
+			t.Errorf("snapshot at step %d of %d: error %v, want model.ErrConfig", bad, steps, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
-package model
+package training
 
 import (
+	"ligretto/model"
 	"math"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // TestGradients compares gorgonia's symbolic gradients with central
 // differences on a tiny network, for every learnable tensor.
 func TestGradients(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := model.DefaultConfig()
 	cfg.Width, cfg.Height = 8, 8
 	cfg.Channels = []int{3, 4}
 	cfg.Hidden = 6
@@ -27,8 +28,8 @@ func TestGradients(t *testing.T) {
 	s := newSynth(cfg, 3)
 	b := s.batch([]int{0, 1, 2})
 	// make sure every head has samples
-	b.Side[0], b.Colour[0], b.Number[0] = SideFace, 1, 3
-	b.Side[1], b.BackClass[1] = SideBack, 2
+	b.Side[0], b.Colour[0], b.Number[0] = model.SideFace, 1, 3
+	b.Side[1], b.BackClass[1] = model.SideBack, 2
 
 	// Two updates first: gradients must not pile up from run to run.
 	for i := 0; i < 2; i++ {

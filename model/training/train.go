@@ -1,8 +1,9 @@
-package model
+package training
 
 import (
 	"errors"
 	"fmt"
+	"ligretto/model"
 	"math"
 	"strings"
 	"sync"
@@ -11,15 +12,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Batch is one training batch of Config.BatchSize samples.
+// Batch is one training batch of model.Config.BatchSize samples.
 //
-// Side is required for every sample. Colour (0..3, ColourNames order) and
+// Side is required for every sample. Colour (0..3, model.ColourNames order) and
 // Number (1..10) only count for face samples and BackClass
 // (0..BackClasses-1) only for back samples; the other samples' values are
 // ignored. A label of -1, or a nil slice, leaves the sample out of that
 // head's loss (a side of -1 leaves it out of every loss).
 type Batch struct {
-	X         []float32 // BatchSize crops, each Config.CropLen() values (see Crop)
+	X         []float32 // BatchSize crops, each model.Config.CropLen() values (see model.Crop)
 	Side      []int
 	Colour    []int
 	Number    []int
@@ -48,13 +49,13 @@ func (l Losses) String() string {
 }
 
 // Trainer trains the network on caller-supplied batches. It owns
-// Config.Workers gorgonia graphs and tape machines (replicas): each takes an
+// model.Config.Workers gorgonia graphs and tape machines (replicas): each takes an
 // equal share of a batch on its own goroutine, their gradients are summed
 // and one AdamW step is taken, then the replicas get the new weights. Not
 // safe for concurrent use.
 type Trainer struct {
-	cfg  Config
-	base *Weights
+	cfg  model.Config
+	base *model.Weights
 	reps []*replica
 
 	decay  []bool // decoupled weight decay for this param
@@ -80,15 +81,15 @@ type replica struct {
 }
 
 // NewTrainer makes a trainer for cfg starting from init, or from
-// NewWeights(cfg) when init is nil. init must have cfg's architecture; its
+// model.NewWeights(cfg) when init is nil. init must have cfg's architecture; its
 // training fields are replaced by cfg's.
-func NewTrainer(cfg Config, init *Weights) (t *Trainer, err error) {
+func NewTrainer(cfg model.Config, init *model.Weights) (t *Trainer, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	var w *Weights
+	var w *model.Weights
 	if init == nil {
-		if w, err = NewWeights(cfg); err != nil {
+		if w, err = model.NewWeights(cfg); err != nil {
 			return nil, err
 		}
 	} else {
@@ -96,12 +97,12 @@ func NewTrainer(cfg Config, init *Weights) (t *Trainer, err error) {
 			return nil, err
 		}
 		w = init.Clone()
-		w.Config = cfg.clone()
-		w.Temperatures = Temperatures{} // fitted for the starting weights, not for what training makes of them
+		w.Config = cloneConfig(cfg)
+		w.Temperatures = model.Temperatures{} // fitted for the starting weights, not for what training makes of them
 	}
-	t = &Trainer{cfg: cfg.clone(), base: w, lr: cfg.LearnRate}
-	share := cfg.BatchSize / cfg.workers()
-	for range cfg.workers() {
+	t = &Trainer{cfg: cloneConfig(cfg), base: w, lr: cfg.LearnRate}
+	share := cfg.BatchSize / workers(cfg)
+	for range workers(cfg) {
 		r, err := newReplica(w, share)
 		if err != nil {
 			t.Close()
@@ -115,12 +116,12 @@ func NewTrainer(cfg Config, init *Weights) (t *Trainer, err error) {
 		t.m = append(t.m, make([]float32, size))
 		t.v = append(t.v, make([]float32, size))
 		t.grad = append(t.grad, make([]float32, size))
-		t.decay = append(t.decay, strings.HasSuffix(t.reps[0].net.specs[idx[i]].name, ".w"))
+		t.decay = append(t.decay, strings.HasSuffix(t.reps[0].net.specs[idx[i]].Name, ".w"))
 	}
 	return t, nil
 }
 
-func newReplica(w *Weights, share int) (*replica, error) {
+func newReplica(w *model.Weights, share int) (*replica, error) {
 	n, err := buildNet(w, share, true)
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func newReplica(w *Weights, share int) (*replica, error) {
 }
 
 // buildLoss adds the targets, the losses and the gradients to the graph.
-func (r *replica) buildLoss(cfg Config) (err error) {
+func (r *replica) buildLoss(cfg model.Config) (err error) {
 	defer func() {
 		if rec := recover(); rec != nil {
 			err = fmt.Errorf("model: building the loss: %v", rec)
@@ -154,9 +155,9 @@ func (r *replica) buildLoss(cfg Config) (err error) {
 		k      int
 		name   string
 	}{
-		{n.side, NumSides, "side"},
-		{n.colour, NumColours, "colour"},
-		{n.number, NumNumbers, "number"},
+		{n.side, model.NumSides, "side"},
+		{n.colour, model.NumColours, "colour"},
+		{n.number, model.NumNumbers, "number"},
 		{n.back, cfg.BackClasses, "back"},
 	}
 	var total *G.Node
@@ -271,7 +272,7 @@ func (t *Trainer) run(b Batch, update bool) (l Losses, err error) {
 
 func (t *Trainer) runWith(b Batch, update bool, grads func(i int, g []float32)) (l Losses, err error) {
 	if t.closed {
-		return l, ErrClosed
+		return l, model.ErrClosed
 	}
 	valid, err := t.checkBatch(b)
 	if err != nil {
@@ -335,8 +336,8 @@ func (t *Trainer) runWith(b Batch, update bool, grads func(i int, g []float32)) 
 
 // run loads samples [from, from+n) of b into the replica and runs its
 // forward and backward pass.
-func (r *replica) run(cfg Config, b Batch, valid [4][]int, from, n int) error {
-	limits := [4]int{NumSides, NumColours, NumNumbers, cfg.BackClasses}
+func (r *replica) run(cfg model.Config, b Batch, valid [4][]int, from, n int) error {
+	limits := [4]int{model.NumSides, model.NumColours, model.NumNumbers, cfg.BackClasses}
 	for h := range valid {
 		data := r.targets[h].Data().([]float32)
 		clear(data)
@@ -390,17 +391,17 @@ func labelAt(labels []int, i int) int {
 func (t *Trainer) checkBatch(b Batch) (valid [4][]int, err error) {
 	N := t.cfg.BatchSize
 	if len(b.X) != N*t.cfg.CropLen() {
-		return valid, fmt.Errorf("%w: batch has %d values, want %d crops of %d", ErrInput, len(b.X), N, t.cfg.CropLen())
+		return valid, fmt.Errorf("%w: batch has %d values, want %d crops of %d", model.ErrInput, len(b.X), N, t.cfg.CropLen())
 	}
 	if len(b.Side) != N {
-		return valid, fmt.Errorf("%w: %d side labels for %d samples", ErrInput, len(b.Side), N)
+		return valid, fmt.Errorf("%w: %d side labels for %d samples", model.ErrInput, len(b.Side), N)
 	}
 	for _, s := range []struct {
 		name   string
 		labels []int
 	}{{"colour", b.Colour}, {"number", b.Number}, {"back class", b.BackClass}} {
 		if s.labels != nil && len(s.labels) != N {
-			return valid, fmt.Errorf("%w: %d %s labels for %d samples", ErrInput, len(s.labels), s.name, N)
+			return valid, fmt.Errorf("%w: %d %s labels for %d samples", model.ErrInput, len(s.labels), s.name, N)
 		}
 	}
 	for h := range valid {
@@ -411,25 +412,25 @@ func (t *Trainer) checkBatch(b Batch) (valid [4][]int, err error) {
 		valid[0][i] = side
 		c, num, bc := -1, -1, -1
 		switch side {
-		case SideFace:
+		case model.SideFace:
 			c, num = labelAt(b.Colour, i), labelAt(b.Number, i)
-			if num != -1 && (num < 1 || num > NumNumbers) {
-				return valid, fmt.Errorf("%w: sample %d has number %d (want 1..10 or -1)", ErrInput, i, num)
+			if num != -1 && (num < 1 || num > model.NumNumbers) {
+				return valid, fmt.Errorf("%w: sample %d has number %d (want 1..10 or -1)", model.ErrInput, i, num)
 			}
 			if num != -1 {
 				num-- // 1..10 -> class 0..9
 			}
-			if c < -1 || c >= NumColours {
-				return valid, fmt.Errorf("%w: sample %d has colour %d (want 0..3 or -1)", ErrInput, i, c)
+			if c < -1 || c >= model.NumColours {
+				return valid, fmt.Errorf("%w: sample %d has colour %d (want 0..3 or -1)", model.ErrInput, i, c)
 			}
-		case SideBack:
+		case model.SideBack:
 			bc = labelAt(b.BackClass, i)
 			if bc < -1 || bc >= t.cfg.BackClasses {
-				return valid, fmt.Errorf("%w: sample %d has back class %d (want 0..%d or -1)", ErrInput, i, bc, t.cfg.BackClasses-1)
+				return valid, fmt.Errorf("%w: sample %d has back class %d (want 0..%d or -1)", model.ErrInput, i, bc, t.cfg.BackClasses-1)
 			}
 		case -1:
 		default:
-			return valid, fmt.Errorf("%w: sample %d has side %d", ErrInput, i, side)
+			return valid, fmt.Errorf("%w: sample %d has side %d", model.ErrInput, i, side)
 		}
 		valid[1][i], valid[2][i], valid[3][i] = c, num, bc
 	}
@@ -556,10 +557,10 @@ func (t *Trainer) update() error {
 	return nil
 }
 
-// Weights returns a copy of the current weights, with the batch-norm
+// model.Weights returns a copy of the current weights, with the batch-norm
 // running statistics (averaged over the replicas), and the trainer's
-// Config.
-func (t *Trainer) Weights() *Weights {
+// model.Config.
+func (t *Trainer) Weights() *model.Weights {
 	w := t.reps[0].net.snapshot(t.base)
 	if len(t.reps) == 1 {
 		return w
@@ -601,7 +602,7 @@ func (t *Trainer) Close() error {
 // LearnRateAt is the schedule Train uses: a linear warm-up over the first
 // 5% of the steps (at most 100), then a cosine decay from cfg.LearnRate to
 // 5% of it at the last step.
-func LearnRateAt(cfg Config, step, steps int) float64 {
+func LearnRateAt(cfg model.Config, step, steps int) float64 {
 	warm := min(100, steps/20)
 	if step < warm {
 		return cfg.LearnRate * float64(step+1) / float64(warm)
@@ -619,19 +620,19 @@ func LearnRateAt(cfg Config, step, steps int) float64 {
 // its own to that step.
 type Snapshot struct {
 	Step int
-	Save func(*Weights) error
+	Save func(*model.Weights) error
 }
 
 // Train trains a network for steps batches, each from next, with the
 // LearnRateAt schedule, calling progress (if not nil) after every step and
 // handing over the weights at each snapshot's step. It starts from start,
-// or from fresh weights (NewWeights(cfg)) when start is nil; a second run
+// or from fresh weights (model.NewWeights(cfg)) when start is nil; a second run
 // from the first one's weights is a warm restart of the schedule. It stops
 // at the first error of next, of a step or of a snapshot's Save.
-func Train(cfg Config, start *Weights, next func() (Batch, error), steps int, progress func(step int, l Losses), snapshots ...Snapshot) (*Weights, error) {
+func Train(cfg model.Config, start *model.Weights, next func() (Batch, error), steps int, progress func(step int, l Losses), snapshots ...Snapshot) (*model.Weights, error) {
 	for _, sn := range snapshots {
 		if sn.Step < 1 || sn.Step > steps || sn.Save == nil {
-			return nil, fmt.Errorf("model: snapshot at step %d of %d: %w", sn.Step, steps, ErrConfig)
+			return nil, fmt.Errorf("model: snapshot at step %d of %d: %w", sn.Step, steps, model.ErrConfig)
 		}
 	}
 	t, err := NewTrainer(cfg, start)

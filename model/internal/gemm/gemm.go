@@ -1,25 +1,37 @@
-package model
+// Package gemm is the single-precision matrix product both the fast
+// forward pass (model.Fast) and the training graph's BLAS
+// (training.graphBLAS) run on.
+package gemm
 
-import "fmt"
+import (
+	"fmt"
 
-// gemm sets C (m x n) = A (m x k) * B (k x n); row-major, with leading
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+var blasImpl gonum.Implementation
+
+// SIMD reports whether the AVX2/FMA kernel is in use.
+func SIMD() bool { return useKernel }
+
+// Mul sets C (m x n) = A (m x k) * B (k x n); row-major, with leading
 // dimensions lda, ldb, ldc. On amd64 with AVX2 and FMA the 4x16 tiles go
 // to an assembly kernel that keeps the tile in registers; the edges, and
 // everything elsewhere, use gonum's saxpy over rows of B.
-func gemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	gemmStrided(m, n, k, a, lda, 1, b, ldb, c, ldc)
+func Mul(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	Strided(m, n, k, a, lda, 1, b, ldb, c, ldc)
 }
 
-// gemmStrided is gemm with A[i][kk] at a[i*as+kk*ak]: (lda, 1) for a
+// Strided is Mul with A[i][kk] at a[i*as+kk*ak]: (lda, 1) for a
 // row-major A, (1, lda) for one stored transposed, which the kernel then
 // reads in place instead of from a transposed copy.
-func gemmStrided(m, n, k int, a []float32, as, ak int, b []float32, ldb int, c []float32, ldc int) {
+func Strided(m, n, k int, a []float32, as, ak int, b []float32, ldb int, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
 	if k == 0 || as < 1 || ak < 1 || len(a) < (m-1)*as+(k-1)*ak+1 || len(b) < (k-1)*ldb+n || len(c) < (m-1)*ldc+n ||
 		ldb < n || ldc < n || (ak == 1 && as < k) || (as == 1 && ak < m) {
-		panic(fmt.Sprintf("model: gemm %dx%dx%d out of bounds (len a %d strides %d,%d, b %d ldb %d, c %d ldc %d)",
+		panic(fmt.Sprintf("gemm: %dx%dx%d out of bounds (len a %d strides %d,%d, b %d ldb %d, c %d ldc %d)",
 			m, n, k, len(a), as, ak, len(b), ldb, len(c), ldc))
 	}
 	// rowOf returns row i of A, contiguous (a copy into tmp if A is strided).

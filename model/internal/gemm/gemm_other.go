@@ -1,9 +1,9 @@
 //go:build !amd64 || purego
 
-package model
+package gemm
 
 const useKernel = false
 
 func kernel4x16(k int, a []float32, lda, ak int, b []float32, ldb int, c []float32, ldc int) {
-	panic("model: no SIMD kernel on this platform")
+	panic("gemm: no SIMD kernel on this platform")
 }

@@ -1,7 +1,8 @@
-package model
+package training
 
 import (
 	"fmt"
+	"ligretto/model"
 	"slices"
 
 	G "gorgonia.org/gorgonia"
@@ -10,7 +11,7 @@ import (
 
 // net is one gorgonia graph of the network for a fixed batch size.
 type net struct {
-	cfg   Config
+	cfg   model.Config
 	batch int
 	g     *G.ExprGraph
 	x     *G.Node // input (N,3,H,W)
@@ -18,7 +19,7 @@ type net struct {
 	// nodes holds one node per tensor of tensorSpecs; running statistics
 	// have no node (nil) and live in the batch-norm ops.
 	nodes []*G.Node
-	specs []tensorSpec
+	specs []model.TensorSpec
 	bn    []batchNorm // one per conv block
 
 	side, colour, number *G.Node // logits (N,k)
@@ -48,7 +49,7 @@ func denseOf(shape []int, data []float32) *tensor.Dense {
 // back classifier. The batch-norm ops start in training mode; the caller's
 // tape machine sets the mode, after which setStats must be called (a
 // training-mode machine resets the statistics when it is made).
-func buildNet(w *Weights, batch int, training bool) (n *net, err error) {
+func buildNet(w *model.Weights, batch int, training bool) (n *net, err error) {
 	installGraphBLAS()
 	defer func() {
 		// gorgonia panics on some malformed graphs; report instead.
@@ -58,11 +59,11 @@ func buildNet(w *Weights, batch int, training bool) (n *net, err error) {
 	}()
 	cfg := w.Config
 	g := G.NewGraph()
-	n = &net{cfg: cfg, batch: batch, g: g, specs: tensorSpecs(cfg)}
+	n = &net{cfg: cfg, batch: batch, g: g, specs: cfg.TensorSpecs()}
 	n.nodes = make([]*G.Node, len(n.specs))
 	node := func(name string) *G.Node {
 		for i, sp := range n.specs {
-			if sp.name != name {
+			if sp.Name != name {
 				continue
 			}
 			if n.nodes[i] == nil {
@@ -104,7 +105,7 @@ func buildNet(w *Weights, batch int, training bool) (n *net, err error) {
 			return nil, fmt.Errorf("pool %d: %w", i, err)
 		}
 	}
-	if h, err = G.Reshape(h, tensor.Shape{batch, cfg.features()}); err != nil {
+	if h, err = G.Reshape(h, tensor.Shape{batch, features(cfg)}); err != nil {
 		return nil, err
 	}
 	dense := func(in *G.Node, name string) (*G.Node, error) {
@@ -186,7 +187,7 @@ func l2normRows(a *G.Node) (*G.Node, error) {
 // in the weights.
 func (n *net) learnables() (nodes G.Nodes, idx []int) {
 	for i, sp := range n.specs {
-		if sp.kind == learnable && n.nodes[i] != nil {
+		if sp.Learnable && n.nodes[i] != nil {
 			nodes = append(nodes, n.nodes[i])
 			idx = append(idx, i)
 		}
@@ -195,24 +196,24 @@ func (n *net) learnables() (nodes G.Nodes, idx []int) {
 }
 
 // setStats copies the running statistics from w into the batch-norm ops.
-func (n *net) setStats(w *Weights) error {
+func (n *net) setStats(w *model.Weights) error {
 	for i, op := range n.bn {
 		p := fmt.Sprintf("conv%d.", i)
 		m, v := w.Tensor(p+"mean"), w.Tensor(p+"var")
 		if m == nil || v == nil {
-			return fmt.Errorf("%w: no running statistics for conv block %d", ErrShapeMismatch, i)
+			return fmt.Errorf("%w: no running statistics for conv block %d", model.ErrShapeMismatch, i)
 		}
 		if err := op.SetStats(denseOf(m.Shape, m.Data), denseOf(v.Shape, v.Data)); err != nil {
-			return fmt.Errorf("%w: %v", ErrShapeMismatch, err)
+			return fmt.Errorf("%w: %v", model.ErrShapeMismatch, err)
 		}
 	}
 	return nil
 }
 
 // snapshot copies the current values of the graph (learnables and running
-// statistics) into fresh Weights; tensors without a node (the prototypes of
+// statistics) into fresh model.Weights; tensors without a node (the prototypes of
 // an inference graph) are copied from base.
-func (n *net) snapshot(base *Weights) *Weights {
+func (n *net) snapshot(base *model.Weights) *model.Weights {
 	w := base.Clone()
 	for i, nd := range n.nodes {
 		if nd == nil || nd.Value() == nil {
@@ -239,4 +240,26 @@ func float32s(v G.Value) ([]float32, error) {
 		return nil, fmt.Errorf("model: an output holds %T, not []float32", v.Data())
 	}
 	return d, nil
+}
+
+// features is the length of the flattened output of the conv blocks.
+func features(c model.Config) int {
+	div := 1 << len(c.Channels)
+	return c.Channels[len(c.Channels)-1] * (c.Height / div) * (c.Width / div)
+}
+
+// workers is c.Workers, with 0 read as 1.
+func workers(c model.Config) int { return max(1, c.Workers) }
+
+// cloneConfig is c with a Channels of its own.
+func cloneConfig(c model.Config) model.Config {
+	c.Channels = slices.Clone(c.Channels)
+	return c
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package model
+package gemm
 
 // sgemm4x16 is in gemm_amd64.s.
 //

@@ -1,7 +1,8 @@
-package model
+package training
 
 import (
 	"fmt"
+	"ligretto/model"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -13,22 +14,22 @@ const DefaultClassifierBatch = 32
 // Classifier runs the network with gorgonia in eval mode (batch-norm with
 // the running statistics). It owns one graph and one tape machine: it is
 // not safe for concurrent use; make one Classifier per goroutine. For speed
-// use Fast, which computes the same outputs.
+// use model.Fast, which computes the same outputs.
 type Classifier struct {
-	cfg    Config
-	temps  Temperatures
+	cfg    model.Config
+	temps  model.Temperatures
 	net    *net
 	vm     G.VM
 	input  *tensor.Dense
 	closed bool
 }
 
-var _ Predictor = (*Classifier)(nil)
+var _ model.Predictor = (*Classifier)(nil)
 
 // NewClassifier builds the inference graph for w. batch is the number of
 // crops the graph takes at once (0 means DefaultClassifierBatch; at least
 // 2); Classify splits or pads to it.
-func NewClassifier(w *Weights, batch int) (*Classifier, error) {
+func NewClassifier(w *model.Weights, batch int) (*Classifier, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
@@ -36,13 +37,13 @@ func NewClassifier(w *Weights, batch int) (*Classifier, error) {
 		batch = DefaultClassifierBatch
 	}
 	if batch < 2 || batch > 4096 {
-		return nil, fmt.Errorf("%w: classifier batch %d (want 2..4096)", ErrInput, batch)
+		return nil, fmt.Errorf("%w: classifier batch %d (want 2..4096)", model.ErrInput, batch)
 	}
 	n, err := buildNet(w, batch, false)
 	if err != nil {
 		return nil, err
 	}
-	c := &Classifier{cfg: w.Config.clone(), temps: w.Temperatures, net: n}
+	c := &Classifier{cfg: cloneConfig(w.Config), temps: w.Temperatures, net: n}
 	c.vm = G.NewTapeMachine(n.g, G.EvalMode(), G.WithEngine(vmEngine))
 	// The machine sets the batch-norm ops to eval mode; only then are the
 	// statistics set (a training-mode switch would reset them).
@@ -54,31 +55,31 @@ func NewClassifier(w *Weights, batch int) (*Classifier, error) {
 	return c, nil
 }
 
-// Config returns the configuration of the weights.
-func (c *Classifier) Config() Config { return c.cfg.clone() }
+// model.Config returns the configuration of the weights.
+func (c *Classifier) Config() model.Config { return cloneConfig(c.cfg) }
 
 // Batch is the graph batch size.
 func (c *Classifier) Batch() int { return c.net.batch }
 
 // Classify runs the network on the crops, each read both ways up
 // (withTurned), in graph-sized batches.
-func (c *Classifier) Classify(crops []Crop) ([]Prediction, error) {
-	return classifyWith(c.cfg, c.temps, c.forward, crops, true)
+func (c *Classifier) Classify(crops []model.Crop) ([]model.Prediction, error) {
+	return model.ClassifyWith(c.cfg, c.temps, c.forward, crops, true)
 }
 
 // ClassifyAsIs runs the network on the crops, each read once (see
-// Predictor).
-func (c *Classifier) ClassifyAsIs(crops []Crop) ([]Prediction, error) {
-	return classifyWith(c.cfg, c.temps, c.forward, crops, false)
+// model.Predictor).
+func (c *Classifier) ClassifyAsIs(crops []model.Crop) ([]model.Prediction, error) {
+	return model.ClassifyWith(c.cfg, c.temps, c.forward, crops, false)
 }
 
 // forward returns the raw outputs for the crops.
-func (c *Classifier) forward(crops []Crop) (rawOutputs, error) {
-	var r rawOutputs
+func (c *Classifier) forward(crops []model.Crop) (model.RawOutputs, error) {
+	var r model.RawOutputs
 	if c.closed {
-		return r, ErrClosed
+		return r, model.ErrClosed
 	}
-	if err := checkCrops(c.cfg, crops); err != nil {
+	if err := c.cfg.CheckCrops(crops); err != nil {
 		return r, err
 	}
 	cl := c.cfg.CropLen()
@@ -110,16 +111,16 @@ func (c *Classifier) forward(crops []Crop) (rawOutputs, error) {
 }
 
 // appendRows appends the first m rows of the output nodes to r.
-func appendRows(r *rawOutputs, n *net, m, embDim int) error {
+func appendRows(r *model.RawOutputs, n *net, m, embDim int) error {
 	for _, o := range []struct {
 		v   G.Value
 		dst *[]float32
 		k   int
 	}{
-		{n.sideV, &r.side, NumSides},
-		{n.colourV, &r.colour, NumColours},
-		{n.numberV, &r.number, NumNumbers},
-		{n.embV, &r.emb, embDim},
+		{n.sideV, &r.Side, model.NumSides},
+		{n.colourV, &r.Colour, model.NumColours},
+		{n.numberV, &r.Number, model.NumNumbers},
+		{n.embV, &r.Embedding, embDim},
 	} {
 		d, err := float32s(o.v)
 		if err != nil {

@@ -1,6 +1,8 @@
-package model
+package training
 
 import (
+	"ligretto/model"
+	"ligretto/model/internal/gemm"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -57,7 +59,7 @@ func TestGraphBLAS_SgemmEqualsGonum(t *testing.T) {
 // Training runs through the graph: how long one step takes with the
 // graph's BLAS (the default) and with gonum's.
 func BenchmarkTrainStep(b *testing.B) {
-	cfg := DefaultConfig()
+	cfg := model.DefaultConfig()
 	cfg.BackClasses = 256
 	tr, err := NewTrainer(cfg, nil)
 	if err != nil {
@@ -101,8 +103,8 @@ func TestGemmStrided_SameBitsAsTransposedCopy(t *testing.T) {
 		a := make([]float32, m*k)
 		transpose(k, m, at, lda, a)
 		want, got := make([]float32, m*n), make([]float32, m*n)
-		gemm(m, n, k, a, k, b, n, want, n)
-		gemmStrided(m, n, k, at, 1, lda, b, n, got, n)
+		gemm.Mul(m, n, k, a, k, b, n, want, n)
+		gemm.Strided(m, n, k, at, 1, lda, b, n, got, n)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%dx%dx%d: c[%d] %v in place, %v from a copy", m, n, k, i, got[i], want[i])

@@ -1,6 +1,7 @@
-package model
+package training
 
 import (
+	"ligretto/model/internal/gemm"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -90,7 +91,7 @@ func (graphBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []fl
 		tmps = append(tmps, t)
 		out, ldo = *t, nn
 	}
-	gemmStrided(m, nn, k, a, as, ak, b, ldb, out, ldo)
+	gemm.Strided(m, nn, k, a, as, ak, b, ldb, out, ldo)
 	if direct {
 		return
 	}

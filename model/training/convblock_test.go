@@ -1,6 +1,7 @@
-package model
+package training
 
 import (
+	"ligretto/model"
 	"math"
 	"testing"
 )
@@ -14,10 +15,10 @@ import (
 func TestBlockOp_SameWeightsAsGorgonias(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  model.Config
 	}{
-		{"small", smallConfig()},
-		{"default", DefaultConfig()},
+		{"small", tinyConfig()},
+		{"default", model.DefaultConfig()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
@@ -28,10 +29,10 @@ func TestBlockOp_SameWeightsAsGorgonias(t *testing.T) {
 				defer func() { fusedBlocks = old }()
 				f()
 			}
-			var a, b *Weights
+			var a, b *model.Weights
 			with(true, func() { a = trainFive(t, cfg) })
 			with(false, func() { b = trainFive(t, cfg) })
-			init, err := NewWeights(cfg)
+			init, err := model.NewWeights(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func TestBlockOp_SameWeightsAsGorgonias(t *testing.T) {
 				t.Errorf("training moved %d of %d tensors", moved, len(a.Tensors))
 			}
 			batch := newSynth(cfg, 9).batch([]int{0, 1, 2, 3, 4, 5, 6, 7})
-			var pa, pb []Prediction
+			var pa, pb []model.Prediction
 			with(true, func() { pa = readBatch(t, a, batch) })
 			with(false, func() { pb = readBatch(t, a, batch) })
 			for i := range pa {
@@ -83,7 +84,7 @@ func TestRelu_IsGorgoniasMaskAndProduct(t *testing.T) {
 }
 
 // readBatch reads a batch's crops with a gorgonia Classifier of w.
-func readBatch(t *testing.T, w *Weights, b Batch) []Prediction {
+func readBatch(t *testing.T, w *model.Weights, b Batch) []model.Prediction {
 	t.Helper()
 	c, err := NewClassifier(w, 4)
 	if err != nil {
@@ -91,9 +92,9 @@ func readBatch(t *testing.T, w *Weights, b Batch) []Prediction {
 	}
 	defer c.Close()
 	n := w.Config.CropLen()
-	var crops []Crop
+	var crops []model.Crop
 	for i := 0; i+n <= len(b.X); i += n {
-		crops = append(crops, Crop(b.X[i:i+n]))
+		crops = append(crops, model.Crop(b.X[i:i+n]))
 	}
 	p, err := c.Classify(crops)
 	if err != nil {
