@@ -22,6 +22,7 @@ import (
 	"ligretto/calibration"
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/vision/find"
 )
 
 // AttributorConfig tunes the Attributor. Start from DefaultAttributorConfig.
@@ -510,8 +511,8 @@ func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 	gocv.WarpPerspectiveWithParams(frame, &s.hi, h, win.Size(), gocv.InterpolationLinear, gocv.BorderReplicate, color0)
 	h.Close()
 	// Edges only: fitting cards into the blob of a seat's neighbouring
-	// cards (FindCardsOnTable) finds cards between them that are not there.
-	found := FindCards(s.hi, cardParams())
+	// cards (find.Cards with Fit) finds cards between them that are not there.
+	found := find.Cards(s.hi, cardOptions())
 	reach := 0.3 * calibration.CardWMM * WorkPxPerMM
 	var next []seatCard
 	var crops []model.Crop

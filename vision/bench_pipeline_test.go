@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image"
 	"os"
 	"runtime"
 	"slices"
@@ -225,30 +224,6 @@ func BenchmarkSettleToObservation(b *testing.B) {
 			b.ReportMetric(float64(d.v[len(d.v)-1]), d.name+"frames-max")
 		}
 		b.ReportMetric(float64(len(delays)), "observations")
-	}
-}
-
-// BenchmarkHueDiffMask measures the finder's hue test over a whole
-// rectified centre (820x410 work pixels) of plain table, its worst case
-// (on wood or linen it skips the grain):
-//
-//	go test ./vision -run '^$' -bench HueDiffMask
-func BenchmarkHueDiffMask(b *testing.B) {
-	img, bg := cutWithTable(b, "green-on-felt")
-	big, table := gocv.NewMat(), gocv.NewMat()
-	defer big.Close()
-	defer table.Close()
-	gocv.Resize(img, &big, image.Pt(820, 410), 0, 0, gocv.InterpolationLinear)
-	gocv.Resize(bg, &table, image.Pt(820, 410), 0, 0, gocv.InterpolationLinear)
-	plain := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(255, 0, 0, 0), 410, 820, gocv.MatTypeCV8U)
-	defer plain.Close()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		m, ok := hueDiffMask(big, table, &plain, hueThreshold)
-		if !ok {
-			b.Fatal("no mask")
-		}
-		m.Close()
 	}
 }
 

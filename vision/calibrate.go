@@ -10,6 +10,7 @@ import (
 
 	"ligretto/calibration"
 	"ligretto/model"
+	"ligretto/vision/find"
 )
 
 // ErrNotCalibrated means the source ended before the calibration was complete.
@@ -415,7 +416,7 @@ func foreground(rect, bg gocv.Mat) gocv.Mat {
 // Where tex is given, a spot that hides the table's texture (a hand the
 // table's colour) is not bare either.
 func bareMask(rect, bg gocv.Mat, tex *tableTexture) gocv.Mat {
-	m := channelDiffMask(rect, bg, 28)
+	m := find.ChannelDiffMask(rect, bg, 28)
 	if tex != nil && tex.some {
 		h := tex.hidden(rect)
 		gocv.BitwiseOr(m, h, &m)
@@ -431,7 +432,7 @@ func bareMask(rect, bg gocv.Mat, tex *tableTexture) gocv.Mat {
 // back on green felt), so it takes the channel that differs most, not the
 // grey level, and a lower threshold, which the relit table affords.
 func shownForeground(rect, relit gocv.Mat) gocv.Mat {
-	return cleanMask(channelDiffMask(rect, relit, 20))
+	return cleanMask(find.ChannelDiffMask(rect, relit, 20))
 }
 
 // cleanMask drops specks from mask d and closes small gaps in it, in
@@ -448,7 +449,7 @@ func cleanMask(d gocv.Mat) gocv.Mat {
 
 // cardsInMask returns the blobs of mask shaped like one card.
 func cardsInMask(mask gocv.Mat) []Quad {
-	p := cardParams()
+	p := cardOptions()
 	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer cs.Close()
 	var out []Quad
@@ -472,7 +473,7 @@ func cardsInMask(mask gocv.Mat) []Quad {
 		}
 		var q Quad
 		copy(q[:], r.Points)
-		out = append(out, OrderCorners(q))
+		out = append(out, find.OrderCorners(q))
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"ligretto/calibration"
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/vision/find"
 )
 
 // count reads the table after a stop: the centre cards lie face down in
@@ -317,14 +318,14 @@ func relitTable(img, bg gocv.Mat) gocv.Mat {
 // countMaskLit is countMask against lit, the empty table under img's
 // light (see relitTable).
 func countMaskLit(img, lit gocv.Mat) gocv.Mat {
-	m := channelDiffMask(img, lit, countStrong)
+	m := find.ChannelDiffMask(img, lit, countStrong)
 	// A back close to the table in every channel (orange backs on an
 	// orange wood) differs by less than countStrong over much of its
 	// print, and the fragments left are too small to be cards or break a
 	// row's count. Whatever differs by countWeak and touches a sure
 	// difference belongs to the same card; the table between cards lying
 	// apart stays below countWeak under the relit light.
-	weak := channelDiffMask(img, lit, countWeak)
+	weak := find.ChannelDiffMask(img, lit, countWeak)
 	// growInto fails only on masks that are not continuous or not of one
 	// size, which these are; the strong mask alone would still count
 	// most cards, as the unrelit table does when relighting fails.

@@ -10,6 +10,7 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/vision/find"
 )
 
 // ErrDeckLayout: a picture of a deck whose cards cannot be sorted into
@@ -74,13 +75,12 @@ func ReadDeckLayout(img gocv.Mat, order []referee.Colour, wb [3]float64, cfg mod
 	return out, nil
 }
 
-// findLaidCards finds the cards of a layout with both finders, the
-// photo's and the table's, each finding some the other misses: a card
-// whose centre lies in one found already is the same card.
+// findLaidCards finds the cards of a layout both in the photo's way and
+// in its edges alone, each finding some the other misses: a card whose
+// centre lies in one found already is the same card.
 func findLaidCards(img gocv.Mat) []Quad {
-	p := DefaultDetectParams(img.Cols(), img.Rows())
-	quads := FindCardsInPhoto(img, p)
-	for _, q := range FindCards(img, p) {
+	quads := find.Cards(img, find.LayoutOptions(img.Cols(), img.Rows()))
+	for _, q := range find.Cards(img, find.FrameOptions(img.Cols(), img.Rows())) {
 		x, y := q.Centre()
 		same := false
 		for _, k := range quads {

@@ -106,3 +106,7 @@ func TestRowOffsets_RefusesTwoFindsInOnePlace(t *testing.T) {
 		}
 	}
 }
+
+func rectQuad(r image.Rectangle) Quad {
+	return Quad{r.Min, {r.Max.X, r.Min.Y}, r.Max, {r.Min.X, r.Max.Y}}
+}

@@ -11,6 +11,7 @@ import (
 
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/vision/find"
 )
 
 // BackPrototype is an enrolled card back: a name and the classifier's mean
@@ -41,17 +42,16 @@ type Found struct {
 // Identifier finds and reads cards in images. It is not safe for
 // concurrent use when its predictor is not.
 type Identifier struct {
-	pred   model.Predictor
-	cfg    model.Config
-	backs  []BackPrototype
-	detect func(w, h int) DetectParams
-	gains  [3]float64 // white balance of the crops
+	pred  model.Predictor
+	cfg   model.Config
+	backs []BackPrototype
+	gains [3]float64 // white balance of the crops
 }
 
 // NewIdentifier reads cards with pred, cut to its Config, and names backs
 // by the nearest of backs.
 func NewIdentifier(pred model.Predictor, backs []BackPrototype) *Identifier {
-	return &Identifier{pred: pred, cfg: pred.Config(), backs: backs, detect: DefaultPhotoDetectParams, gains: [3]float64{1, 1, 1}}
+	return &Identifier{pred: pred, cfg: pred.Config(), backs: backs, gains: [3]float64{1, 1, 1}}
 }
 
 // UseWhiteBalance corrects the crops by a calibration's white balance
@@ -105,7 +105,7 @@ func (id *Identifier) Identify(img gocv.Mat) ([]Found, error) {
 	if img.Empty() || img.Channels() != 3 {
 		return nil, fmt.Errorf("identify: want a 3-channel BGR image, got %dx%d with %d channels", img.Cols(), img.Rows(), img.Channels())
 	}
-	quads := FindCardsInPhoto(img, id.detect(img.Cols(), img.Rows()))
+	quads := find.Cards(img, find.PhotoOptions(img.Cols(), img.Rows()))
 	if len(quads) == 0 {
 		return nil, nil
 	}

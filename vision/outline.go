@@ -3,6 +3,8 @@ package vision
 import (
 	"image"
 	"math"
+
+	"ligretto/vision/find"
 )
 
 // Keeping a pile's outline where the finder loses it: a card whose edges
@@ -15,6 +17,11 @@ import (
 // outline, by that contrast; and its inside must differ from the empty
 // table, whose own pattern (a checked cloth) can contrast across any
 // outline once the pile is taken away.
+
+// fgThreshold is the least difference from the empty table, in 8-bit
+// levels of one channel, of a pixel that is not table: the finder's
+// (find.ForegroundStep).
+const fgThreshold = find.ForegroundStep
 
 // borderInset and borderOutset are how far inside and outside a card's
 // border, in work pixels, its contrast is sampled: clear of the border's
@@ -191,4 +198,11 @@ func shareInside(w, h int, q Quad, differs func(i int) bool) float64 {
 		return 0
 	}
 	return float64(n) / float64(in)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -115,3 +115,25 @@ func BenchmarkHoldOutline(b *testing.B) {
 		tableDiffers(ib, tb, img.Cols(), img.Rows(), q, fgThreshold)
 	}
 }
+
+// drawCard fills a card-sized (work scale) rectangle centred at (cx, cy),
+// turned by a radians, with a white numeral-like block near each end.
+func drawCard(img *gocv.Mat, cx, cy, a float64, face color.RGBA) Quad {
+	p := cardOptions()
+	corner := func(u, v float64) image.Point {
+		return image.Pt(int(math.Round(cx+u*math.Cos(a)-v*math.Sin(a))), int(math.Round(cy+u*math.Sin(a)+v*math.Cos(a))))
+	}
+	rect := func(u0, v0, u1, v1 float64, c color.RGBA) Quad {
+		q := Quad{corner(u0, v0), corner(u1, v0), corner(u1, v1), corner(u0, v1)}
+		pv := gocv.NewPointsVectorFromPoints([][]image.Point{q[:]})
+		gocv.FillPoly(img, pv, c)
+		pv.Close()
+		return q
+	}
+	w, h := p.CardW/2, p.CardH/2
+	q := rect(-w, -h, w, h, face)
+	white := color.RGBA{250, 250, 250, 0}
+	rect(-w/3, -h+4, w/3, -h+14, white)
+	rect(-w/3, h-14, w/3, h-4, white)
+	return q
+}

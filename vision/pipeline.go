@@ -12,6 +12,7 @@ import (
 	"ligretto/calibration"
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/vision/find"
 )
 
 // PipelineConfig tunes the tracker. Start from DefaultPipelineConfig.
@@ -76,7 +77,7 @@ type PipelineConfig struct {
 	// (readsAlike), which is what keeps a sure misread from a call.
 	SurpriseStable int
 	// FitPiles finds the centre's cards against the calibration's empty
-	// table (FindCardsOnTable: closes outlines on yellow-on-beige edges,
+	// table (find.Cards with Fit: closes outlines on yellow-on-beige edges,
 	// fits cards into heaps of touching or overlapping piles). Off by
 	// default: it finds many more pile tops, but the extra finds still
 	// cause a few false violations in the simulated rounds.
@@ -485,11 +486,11 @@ func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
 // table where the calibration has it.
 func (p *Pipeline) findCards() []Quad {
 	if p.bg.Empty() {
-		return p.inCentre(FindCards(p.rect, cardParams()))
+		return p.inCentre(find.Cards(p.rect, cardOptions()))
 	}
 	r := p.view.centre.Intersect(image.Rectangle{Max: image.Pt(p.bg.Cols(), p.bg.Rows())})
 	if r.Dx() != p.rect.Cols() || r.Dy() != p.rect.Rows() {
-		return p.inCentre(FindCards(p.rect, cardParams()))
+		return p.inCentre(find.Cards(p.rect, cardOptions()))
 	}
 	if p.bareBg.Cols() == p.rect.Cols() && p.bareBg.Rows() == p.rect.Rows() {
 		// The empty table under the current light: against the calibration's,
@@ -510,9 +511,9 @@ func (p *Pipeline) findCards() []Quad {
 
 // findCardsAgainst finds the cards in the rectified centre against the
 // empty table's picture table, of the same size, and where plain (or
-// nil) marks it plain, by hue too (see findCardsOnPlainTable).
+// nil) marks it plain, by hue too (see find.Options).
 func (p *Pipeline) findCardsAgainst(table gocv.Mat, plain *gocv.Mat) []Quad {
-	return p.inCentre(findCardsOnPlainTable(p.rect, table, plain, cardParams(), p.cfg.FitPiles))
+	return p.inCentre(find.Cards(p.rect, againstTable(&table, plain, p.cfg.FitPiles)))
 }
 
 // inCentre keeps the cards whose centre lies in the calibrated centre
@@ -900,7 +901,7 @@ const alikeShift = 0.06
 // reads the same from both. Only a surprise (a foul, a jump, a bad start)
 // pays for the two extra crops.
 func (p *Pipeline) readsAlike(frame gocv.Mat, q Quad, f referee.Face) bool {
-	o := OrderCorners(q)
+	o := find.OrderCorners(q)
 	// o[0]->o[3] runs along a long side.
 	dx, dy := float64(o[3].X-o[0].X)*alikeShift, float64(o[3].Y-o[0].Y)*alikeShift
 	var crops []model.Crop
@@ -1207,7 +1208,7 @@ func boundsOf(q Quad) image.Rectangle {
 // signature is a small grey thumbnail of the card in q, to tell whether it
 // changed since it was last read.
 func signature(img gocv.Mat, q Quad) []float32 {
-	w := WarpCard(img, OrderCorners(q), 6, 9)
+	w := find.WarpCard(img, find.OrderCorners(q), 6, 9)
 	defer w.Close()
 	b, err := w.DataPtrUint8()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"ligretto/calibration"
 	"ligretto/model"
 	"ligretto/referee"
+	"ligretto/vision/find"
 )
 
 // seatSides is what the seats show: per seat (in calibration order), how
@@ -42,14 +43,10 @@ type seatCards struct {
 func (p *Pipeline) findSeatCards(frame gocv.Mat) (seatCards, error) {
 	out := seatCards{frame: p.frame}
 	p.view.rectifyFull(frame, &p.full)
-	var quads []Quad
-	if p.bg.Cols() == p.full.Cols() && p.bg.Rows() == p.full.Rows() {
-		// Fitted against the empty table: a row's cards touch, and by
-		// their edges alone they merge into one outline that fits no card.
-		quads = FindCardsOnTable(p.full, p.bg, cardParams())
-	} else {
-		quads = FindCards(p.full, cardParams())
-	}
+	// Fitted against the empty table (where it fits the image): a row's
+	// cards touch, and by their edges alone they merge into one outline
+	// that fits no card.
+	quads := find.Cards(p.full, againstTable(&p.bg, nil, true))
 	for _, q := range quads {
 		x, y := q.Centre()
 		at := calibration.Point{X: x / p.view.scale, Y: y / p.view.scale}

@@ -11,6 +11,7 @@ import (
 
 	"ligretto/calibration"
 	"ligretto/model"
+	"ligretto/vision/find"
 )
 
 // ErrCalibration means the calibration does not fit what the camera sends.
@@ -110,14 +111,24 @@ func (t *tableView) fullToCamera(x, y float64) image.Point {
 	return image.Pt(int(math.Round(p.X)), int(math.Round(p.Y)))
 }
 
-// cardParams bounds a card's outline in a work image. Up to 1.6 cards: a
-// pile whose top card lies askew on the cards below (a few millimetres,
-// a few degrees) outlines half as big again as one card, and above 1.6
-// cardsInEdges splits the outline into touching cards.
-func cardParams() DetectParams {
-	a := calibration.CardWMM * calibration.CardHMM * WorkPxPerMM * WorkPxPerMM
-	return DetectParams{MinArea: 0.6 * a, MaxArea: 1.6 * a, MinAspect: 1.25, MaxAspect: 1.8,
-		CardW: calibration.CardWMM * WorkPxPerMM, CardH: calibration.CardHMM * WorkPxPerMM}
+// Quad is a card's outline in image pixels (see find.Quad).
+type Quad = find.Quad
+
+// cardOptions look for a Ligretto card in a work image: up to 1.6 cards
+// is one card (a pile whose top lies askew), above that the outline is
+// split into touching cards (see find.TableOptions).
+func cardOptions() find.Options {
+	return find.TableOptions(calibration.CardWMM*WorkPxPerMM, calibration.CardHMM*WorkPxPerMM)
+}
+
+// againstTable are cardOptions against the empty table's picture table
+// (the work image's size; where it does not fit, the edges alone), by
+// hue too where plain (or nil) marks it plain, fitting cards into heaps
+// of touching piles when fit is set.
+func againstTable(table, plain *gocv.Mat, fit bool) find.Options {
+	o := cardOptions()
+	o.Table, o.Plain, o.Fit = table, plain, fit
+	return o
 }
 
 var color0 = color.RGBA{}
@@ -125,7 +136,7 @@ var color0 = color.RGBA{}
 // cropFromCamera warps the card whose corners (in camera pixels) are q to
 // the classifier's crop, corrected by the white balance gains (R, G, B).
 func cropFromCamera(frame gocv.Mat, q Quad, wb [3]float64, w, h int) (model.Crop, error) {
-	warped := WarpCard(frame, OrderCorners(q), w, h)
+	warped := find.WarpCard(frame, find.OrderCorners(q), w, h)
 	defer warped.Close()
 	return cropOf(warped, wb)
 }
@@ -141,7 +152,7 @@ func backViewsFromCamera(frame gocv.Mat, q Quad, wb [3]float64, cfg model.Config
 		return model.BackViews{}, err
 	}
 	dw, dh := cfg.DetailSize()
-	warped := WarpCard(frame, OrderCorners(q), dw, dh)
+	warped := find.WarpCard(frame, find.OrderCorners(q), dw, dh)
 	defer warped.Close()
 	region := warped.Region(cfg.DetailRect())
 	centre := region.Clone() // a region's rows are not contiguous

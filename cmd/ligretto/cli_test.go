@@ -234,7 +234,7 @@ func TestModelEval_SeedsFacesOnly(t *testing.T) {
 // reported and does not stop the rest. (A whole UNO face, white border and
 // oval, is no Ligretto face: what the classifier makes of it is not
 // asserted. Reading real colours is measured on the labelled index crops,
-// `ligretto model photos` and vision's RealPhotos test.)
+// `ligretto model photos` and vision/find's RealPhotos test.)
 func TestIdentify_RealPhotoAndMissingFile(t *testing.T) {
 	photo := "../../../shared/data/uno-photos/images/03c661af-b9.jpg"
 	index := image.Pt(222, 109) // the labelled index box's centre (labels/03c661af-b9.txt, 640x640)

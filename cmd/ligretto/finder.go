@@ -16,7 +16,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"ligretto/dataset/realphotos"
-	"ligretto/vision"
+	"ligretto/vision/find"
 )
 
 func init() {
@@ -136,7 +136,7 @@ func runFinder(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	var total vision.FindScore
+	var total find.Score
 	imperfect := 0
 	for _, p := range photos {
 		img := gocv.IMRead(p.path, gocv.IMReadColor)
@@ -149,17 +149,17 @@ func runFinder(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: the label is for a %dx%d image, the photo is %dx%d (turned by its EXIF orientation?)",
 				p.name, p.labelSize.X, p.labelSize.Y, img.Cols(), img.Rows())
 		}
-		finds := vision.FindCardsInPhoto(img, vision.DefaultPhotoDetectParams(img.Cols(), img.Rows()))
-		var sc vision.FindScore
+		finds := find.Cards(img, find.PhotoOptions(img.Cols(), img.Rows()))
+		var sc find.Score
 		if p.boxes != nil {
-			sc = vision.ScoreWholeCards(finds, p.boxes)
+			sc = find.ScoreWholeCards(finds, p.boxes)
 		} else {
 			pts := make([]image.Point, len(p.points))
 			for i, q := range p.points {
 				pts[i] = image.Pt(q.X*img.Cols()/1e6, q.Y*img.Rows()/1e6)
 			}
 			p.points = pts
-			sc = vision.ScoreMarkedCards(finds, pts)
+			sc = find.ScoreMarkedCards(finds, pts)
 		}
 		total = total.Add(sc)
 		if sc.Found < sc.Labelled || sc.FalseFinds > 0 {
@@ -192,7 +192,7 @@ func pct(a, b int) float64 {
 
 // drawFinderScore draws the labels (blue) and the finds (green, or red
 // when they match no label) on img.
-func drawFinderScore(img *gocv.Mat, p labelledPhoto, finds []vision.Quad) {
+func drawFinderScore(img *gocv.Mat, p labelledPhoto, finds []find.Quad) {
 	blue, green, red := color.RGBA{40, 40, 255, 0}, color.RGBA{0, 200, 0, 0}, color.RGBA{255, 0, 0, 0}
 	for _, b := range p.boxes {
 		gocv.Rectangle(img, b, blue, 2)
@@ -202,8 +202,8 @@ func drawFinderScore(img *gocv.Mat, p labelledPhoto, finds []vision.Quad) {
 	}
 	for _, q := range finds {
 		c := red
-		if p.boxes != nil && vision.ScoreWholeCards([]vision.Quad{q}, p.boxes).Found == 1 ||
-			p.boxes == nil && vision.ScoreMarkedCards([]vision.Quad{q}, p.points).FalseFinds == 0 {
+		if p.boxes != nil && find.ScoreWholeCards([]find.Quad{q}, p.boxes).Found == 1 ||
+			p.boxes == nil && find.ScoreMarkedCards([]find.Quad{q}, p.points).FalseFinds == 0 {
 			c = green
 		}
 		pv := gocv.NewPointsVectorFromPoints([][]image.Point{q[:]})

@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -9,10 +9,21 @@ import (
 	"gocv.io/x/gocv"
 )
 
+// cardOptions are the pipeline's: a Ligretto card (58 x 87 mm) in its
+// work images (0.5 pixels a millimetre).
+func cardOptions() Options { return TableOptions(29, 43.5) }
+
+// against is o looking against the empty table bg, where plain (or nil)
+// marks it plain, fitting cards into heaps when fit is set.
+func against(o Options, bg *gocv.Mat, plain *gocv.Mat, fit bool) Options {
+	o.Table, o.Plain, o.Fit = bg, plain, fit
+	return o
+}
+
 // drawCard fills a card-sized (work scale) rectangle centred at (cx, cy),
 // turned by a radians, with a white numeral-like block near each end.
 func drawCard(img *gocv.Mat, cx, cy, a float64, face color.RGBA) Quad {
-	p := cardParams()
+	p := cardOptions()
 	corner := func(u, v float64) image.Point {
 		return image.Pt(int(math.Round(cx+u*math.Cos(a)-v*math.Sin(a))), int(math.Round(cy+u*math.Sin(a)+v*math.Cos(a))))
 	}
@@ -33,8 +44,8 @@ func drawCard(img *gocv.Mat, cx, cy, a float64, face color.RGBA) Quad {
 
 // Two piles whose top cards touch make one outline; both cards must still
 // be found, side by side and end to end, square or a little turned.
-func TestFindCards_SplitsTouchingCards(t *testing.T) {
-	p := cardParams()
+func TestCards_SplitsTouchingCards(t *testing.T) {
+	p := cardOptions()
 	green := color.RGBA{40, 150, 40, 0} // BGR
 	cases := []struct {
 		name   string
@@ -54,7 +65,7 @@ func TestFindCards_SplitsTouchingCards(t *testing.T) {
 			x0, y0 := 90.0, 80.0
 			want := []Quad{drawCard(&img, x0, y0, c.a0, green), drawCard(&img, x0+c.dx, y0+c.dy, c.a1, c.second)}
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
-			got := FindCards(img, p)
+			got := Cards(img, p)
 			expectCards(t, got, want)
 		})
 	}
@@ -62,8 +73,8 @@ func TestFindCards_SplitsTouchingCards(t *testing.T) {
 
 // Three piles whose top cards touch in a row (the pile grid puts them so)
 // make one outline; all three cards must be found.
-func TestFindCards_SplitsThreeTouchingCards(t *testing.T) {
-	p := cardParams()
+func TestCards_SplitsThreeTouchingCards(t *testing.T) {
+	p := cardOptions()
 	cols := []color.RGBA{{40, 150, 40, 0}, {30, 200, 220, 0}, {200, 90, 30, 0}}
 	cases := []struct {
 		name string
@@ -82,7 +93,7 @@ func TestFindCards_SplitsThreeTouchingCards(t *testing.T) {
 				want = append(want, drawCard(&img, 70+float64(i)*(p.CardW+c.gap), 90, c.a[i], cols[i]))
 			}
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
-			got := FindCards(img, p)
+			got := Cards(img, p)
 			expectCards(t, got, want)
 		})
 	}
@@ -112,8 +123,8 @@ func expectCards(t *testing.T, got, want []Quad) {
 // A pile's top card lies a little askew on the cards below (the scene
 // lays each card within 3 mm and 0.08 rad of the pile's place): the top
 // card must be found, not the pile's ragged outline.
-func TestFindCardsOffTable_PileWithItsTopAskew(t *testing.T) {
-	p := cardParams()
+func TestCardsOffTable_PileWithItsTopAskew(t *testing.T) {
+	p := cardOptions()
 	table := gocv.NewScalar(60, 50, 120, 0)
 	bg := gocv.NewMatWithSizeFromScalar(table, 160, 160, gocv.MatTypeCV8UC3)
 	defer bg.Close()
@@ -132,7 +143,7 @@ func TestFindCardsOffTable_PileWithItsTopAskew(t *testing.T) {
 			drawCard(&img, 80, 80, c.a0, color.RGBA{40, 40, 200, 0})
 			top := drawCard(&img, 80+c.dx, 80+c.dy, c.a1, color.RGBA{40, 150, 40, 0})
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
-			got := FindCardsOffTable(img, bg, p)
+			got := Cards(img, against(p, &bg, nil, false))
 			tx, ty := top.Centre()
 			for _, q := range got {
 				if x, y := q.Centre(); math.Hypot(x-tx, y-ty) < 4 {
@@ -148,9 +159,9 @@ func TestFindCardsOffTable_PileWithItsTopAskew(t *testing.T) {
 // foul on a red pile, its red edge showing; cut from the rectified
 // centre, with the empty table under it): with the askew top's edges
 // broken by its print, only the pile's outline holds it, at 1.5 cards.
-func TestFindCardsOffTable_RenderedPileWithItsTopAskew(t *testing.T) {
+func TestCardsOffTable_RenderedPileWithItsTopAskew(t *testing.T) {
 	img, bg := cutWithTable(t, "askew-pile")
-	got := FindCardsOffTable(img, bg, cardParams())
+	got := Cards(img, against(cardOptions(), &bg, nil, false))
 	for _, q := range got {
 		if x, y := q.Centre(); math.Hypot(x-48, y-34) < 5 {
 			return
@@ -161,13 +172,14 @@ func TestFindCardsOffTable_RenderedPileWithItsTopAskew(t *testing.T) {
 
 // A green 1 on green felt (12 players seed 14, cut from the rectified
 // centre with the empty table relit under it): its channels differ from
-// the felt's by -22, +33 and -14 levels, under fgThreshold, so that only
-// its white print stands out; across the felt's colour it differs by
-// about 41 (hueDiffMask), and where the table is plain that finds it.
-func TestFindCardsOnPlainTable_GreenCardOnGreenFelt(t *testing.T) {
+// the felt's by -22, +33 and -14 levels, under ForegroundStep, so that
+// only its white print stands out; across the felt's colour it differs by
+// about 41 (hueDiffMask), and where the table is plain that finds it. The
+// felt is plain all over (as the pipeline's table texture finds it).
+func TestCardsOnPlainTable_GreenCardOnGreenFelt(t *testing.T) {
 	img, bg := cutWithTable(t, "green-on-felt")
-	tex := newTableTexture(bg)
-	defer tex.Close()
+	plain := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(255, 0, 0, 0), bg.Rows(), bg.Cols(), gocv.MatTypeCV8U)
+	defer plain.Close()
 	at := func(qs []Quad) bool {
 		for _, q := range qs {
 			if x, y := q.Centre(); math.Hypot(x-45, y-35) < 8 {
@@ -176,10 +188,10 @@ func TestFindCardsOnPlainTable_GreenCardOnGreenFelt(t *testing.T) {
 		}
 		return false
 	}
-	if at(findCardsOnPlainTable(img, bg, nil, cardParams(), true)) {
+	if at(Cards(img, against(cardOptions(), &bg, nil, true))) {
 		t.Fatal("found by brightness and channels alone: the cut no longer shows a card the felt's colour")
 	}
-	if got := findCardsOnPlainTable(img, bg, &tex.plain, cardParams(), true); !at(got) {
+	if got := Cards(img, against(cardOptions(), &bg, &plain, true)); !at(got) {
 		t.Errorf("the green 1 at 45,35 not found on plain felt; found %v", got)
 	}
 }
@@ -224,4 +236,45 @@ func TestHueDiffMask_ShadeIsNotHue(t *testing.T) {
 	if _, ok := hueDiffMask(img, bg, nil, hueThreshold); ok {
 		t.Error("a mask without a plain table")
 	}
+}
+
+// BenchmarkHueDiffMask measures the finder's hue test over a whole
+// rectified centre (820x410 work pixels) of plain table, its worst case
+// (on wood or linen it skips the grain):
+//
+//	go test ./vision/find -run '^$' -bench HueDiffMask
+func BenchmarkHueDiffMask(b *testing.B) {
+	img, bg := cutWithTable(b, "green-on-felt")
+	big, table := gocv.NewMat(), gocv.NewMat()
+	defer big.Close()
+	defer table.Close()
+	gocv.Resize(img, &big, image.Pt(820, 410), 0, 0, gocv.InterpolationLinear)
+	gocv.Resize(bg, &table, image.Pt(820, 410), 0, 0, gocv.InterpolationLinear)
+	plain := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(255, 0, 0, 0), 410, 820, gocv.MatTypeCV8U)
+	defer plain.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, ok := hueDiffMask(big, table, &plain, hueThreshold)
+		if !ok {
+			b.Fatal("no mask")
+		}
+		m.Close()
+	}
+}
+
+// cutWithTable reads a fixture cut from a rendered frame,
+// testdata/NAME.png, and the empty table under it, testdata/NAME-table.png;
+// both are closed when the test ends.
+func cutWithTable(t testing.TB, name string) (img, table gocv.Mat) {
+	t.Helper()
+	img = gocv.IMRead("testdata/"+name+".png", gocv.IMReadColor)
+	table = gocv.IMRead("testdata/"+name+"-table.png", gocv.IMReadColor)
+	t.Cleanup(func() {
+		img.Close()
+		table.Close()
+	})
+	if img.Empty() || table.Empty() {
+		t.Fatalf("testdata/%s*.png do not load", name)
+	}
+	return img, table
 }

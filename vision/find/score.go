@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -6,26 +6,26 @@ import (
 	"sort"
 )
 
-// FindScore is how the card finder did on labelled photos.
-type FindScore struct {
+// Score is how the card finder did on labelled photos.
+type Score struct {
 	Labelled   int `json:"labelled"`    // cards labelled
 	Found      int `json:"found"`       // labelled cards matched by a find
 	FalseFinds int `json:"false_finds"` // finds that match no labelled card
 }
 
 // Add sums two scores.
-func (s FindScore) Add(o FindScore) FindScore {
-	return FindScore{s.Labelled + o.Labelled, s.Found + o.Found, s.FalseFinds + o.FalseFinds}
+func (s Score) Add(o Score) Score {
+	return Score{s.Labelled + o.Labelled, s.Found + o.Found, s.FalseFinds + o.FalseFinds}
 }
 
-// MinFindIoU is the overlap of a find's bounding box with a labelled
+// MinIoU is the overlap of a find's bounding box with a labelled
 // card's box that counts as finding that card.
-const MinFindIoU = 0.5
+const MinIoU = 0.5
 
 // ScoreWholeCards matches finds to labelled whole-card boxes one to one,
 // the best overlaps first; a find matches when the boxes' intersection
-// over union is at least MinFindIoU.
-func ScoreWholeCards(finds []Quad, cards []image.Rectangle) FindScore {
+// over union is at least MinIoU.
+func ScoreWholeCards(finds []Quad, cards []image.Rectangle) Score {
 	type pair struct {
 		f, c int
 		iou  float64
@@ -34,14 +34,14 @@ func ScoreWholeCards(finds []Quad, cards []image.Rectangle) FindScore {
 	for i, q := range finds {
 		b := q.Bounds()
 		for j, c := range cards {
-			if v := iou(b, c); v >= MinFindIoU {
+			if v := iou(b, c); v >= MinIoU {
 				pairs = append(pairs, pair{i, j, v})
 			}
 		}
 	}
 	sort.Slice(pairs, func(a, b int) bool { return pairs[a].iou > pairs[b].iou })
 	usedF, usedC := make([]bool, len(finds)), make([]bool, len(cards))
-	s := FindScore{Labelled: len(cards)}
+	s := Score{Labelled: len(cards)}
 	for _, p := range pairs {
 		if usedF[p.f] || usedC[p.c] {
 			continue
@@ -58,8 +58,8 @@ func ScoreWholeCards(finds []Quad, cards []image.Rectangle) FindScore {
 // find that contains marked points finds one card, the nearest to its
 // centre, and a card is found when some find credits it; a find
 // containing no point is false.
-func ScoreMarkedCards(finds []Quad, points []image.Point) FindScore {
-	s := FindScore{Labelled: len(points)}
+func ScoreMarkedCards(finds []Quad, points []image.Point) Score {
+	s := Score{Labelled: len(points)}
 	credited := make([]bool, len(points))
 	for _, q := range finds {
 		cx, cy := q.Centre()
@@ -84,16 +84,6 @@ func ScoreMarkedCards(finds []Quad, points []image.Point) FindScore {
 		}
 	}
 	return s
-}
-
-// Bounds is the smallest rectangle holding the quad.
-func (q Quad) Bounds() image.Rectangle {
-	r := image.Rectangle{Min: q[0], Max: q[0]}
-	for _, p := range q[1:] {
-		r.Min.X, r.Min.Y = min(r.Min.X, p.X), min(r.Min.Y, p.Y)
-		r.Max.X, r.Max.Y = max(r.Max.X, p.X), max(r.Max.Y, p.Y)
-	}
-	return r
 }
 
 func iou(a, b image.Rectangle) float64 {

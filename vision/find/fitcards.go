@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -196,7 +196,7 @@ func fitCards(v *fitView, box image.Rectangle, cw, ch float64, n int) []place {
 // larger than one card, with edges the edge map; keep says which quads
 // found otherwise are kept as they are (the rest, inside such a blob, are
 // replaced by what is fitted there).
-func fitInBlobs(fg, edges gocv.Mat, p DetectParams) (fitted []Quad, blobs []image.Rectangle) {
+func fitInBlobs(fg, edges gocv.Mat, p Options) (fitted []Quad, blobs []image.Rectangle) {
 	mb, err1 := fg.DataPtrUint8()
 	eb, err2 := edges.DataPtrUint8()
 	if err1 != nil || err2 != nil || !fg.IsContinuous() || !edges.IsContinuous() {

@@ -1,7 +1,4 @@
-// Package vision turns camera frames into referee observations: it finds
-// cards, warps each to the classifier's crop, and tracks piles over frames.
-// It owns OpenCV (through gocv); every Mat it makes it closes.
-package vision
+package find
 
 import (
 	"image"
@@ -12,118 +9,47 @@ import (
 	"gocv.io/x/gocv"
 )
 
-// Quad is a card's outline in image pixels, corners as OrderCorners puts them.
-type Quad [4]image.Point
-
-// Centre is the mean of the corners.
-func (q Quad) Centre() (float64, float64) {
-	var x, y float64
-	for _, p := range q {
-		x += float64(p.X)
-		y += float64(p.Y)
-	}
-	return x / 4, y / 4
-}
-
-// Contains reports whether (x, y) lies inside the quad.
-func (q Quad) Contains(x, y float64) bool {
-	in := false
-	for i, j := 0, 3; i < 4; j, i = i, i+1 {
-		a, b := q[i], q[j]
-		if (float64(a.Y) > y) != (float64(b.Y) > y) &&
-			x < float64(b.X-a.X)*(y-float64(a.Y))/float64(b.Y-a.Y)+float64(a.X) {
-			in = !in
-		}
-	}
-	return in
-}
-
-// DetectParams bound what counts as a card.
-type DetectParams struct {
-	MinArea, MaxArea float64 // in pixels of the image searched
-	MinAspect        float64 // long side / short side
-	MaxAspect        float64
-	// CardW, CardH are a card's size in pixels of the image searched when
-	// the image has a known scale (a rectified table), else 0. With them,
-	// an outline of about two cards (two piles whose top cards touch) is
-	// split into two card-sized outlines.
-	CardW, CardH float64
-	// StraightSides also builds cards on straight edge segments at the
-	// size of the cards found whole (FindCardsInPhoto): a card that
-	// touches another or lies partly under something. Off for a photo of
-	// cards laid apart (a deck in rows), where it could take a hand over
-	// a card for one.
-	StraightSides bool
-	// MinFill is the least share of its bounding rectangle an outline's
-	// hull covers; 0 means 0.85. The photo finder, which checks every
-	// outline's border, takes outlines whose corners were cut.
-	MinFill float64
-}
-
-// DefaultDetectParams suits cards that fill between 0.1% and 60% of a frame.
-func DefaultDetectParams(w, h int) DetectParams {
-	a := float64(w * h)
-	return DetectParams{MinArea: a * 0.001, MaxArea: a * 0.6, MinAspect: 1.15, MaxAspect: 2.0}
-}
-
-// FindCards finds card-shaped quadrilaterals in a BGR image: closed edges
+// inEdges finds card-shaped quadrilaterals in a BGR image: closed edges
 // around regions that contrast with what lies around them, simplified to
 // four corners, with a card's aspect ratio. Nested finds are kept only
 // when the inner one is clearly a different card (a pile's top card lies
 // inside the pile's outline and is the one returned).
-func FindCards(img gocv.Mat, p DetectParams) []Quad {
+func inEdges(img gocv.Mat, o Options) []Quad {
 	edges := cardEdges(img)
 	defer edges.Close()
-	return cardsInEdges(edges, p)
+	return cardsInEdges(edges, o)
 }
 
-// FindCardsOffTable is FindCards for an image of the table with the empty
-// table bg (same size and scale) to compare with. Edges are kept only near
-// what differs from the table, so a textured table (wood grain, a cloth's
+// offTable is inEdges for an image of the table with the empty table bg
+// (same size and scale) to compare with. Edges are kept only near what
+// differs from the table, so a textured table (wood grain, a cloth's
 // weave) cannot join a card's outline to its own lines, and where a card
 // meets the table the outline is closed by the edge of what differs from
 // the table, even where the card's colour is close to the table's (yellow
 // on beige). Two or three touching piles then make one closed outline,
-// which is split by the card size.
-func FindCardsOffTable(img, bg gocv.Mat, p DetectParams) []Quad {
-	return findCardsOffTable(img, bg, p, false)
-}
-
-// FindCardsOnTable is FindCardsOffTable that also fits cards into heaps
-// of touching piles: what is split also by the cards' own edges (a card's
+// which is split by the card size. Where o.Plain marks the table without
+// texture to show, a card also stands out from the table by its hue alone
+// (see hueDiffMask). With o.Fit, cards are also fitted into heaps of
+// touching piles: what is split also by the cards' own edges (a card's
 // border against its neighbour) is found as each card's outline.
-func FindCardsOnTable(img, bg gocv.Mat, p DetectParams) []Quad {
-	return findCardsOffTable(img, bg, p, true)
-}
-
-func findCardsOffTable(img, bg gocv.Mat, p DetectParams, fit bool) []Quad {
-	return findCardsOnPlainTable(img, bg, nil, p, fit)
-}
-
-// findCardsOnPlainTable is findCardsOffTable where plain (8-bit, img's
-// size, or nil) marks the table without texture to show: there a card
-// also stands out from the table by its hue alone (see hueDiffMask).
-func findCardsOnPlainTable(img, bg gocv.Mat, plain *gocv.Mat, p DetectParams, fit bool) []Quad {
-	if bg.Empty() || bg.Cols() != img.Cols() || bg.Rows() != img.Rows() || bg.Type() != img.Type() {
-		return FindCards(img, p)
-	}
-	edges, fg := offTableEdges(img, bg, plain)
+func offTable(img, bg gocv.Mat, o Options) []Quad {
+	edges, fg := offTableEdges(img, bg, o.Plain)
 	defer edges.Close()
 	defer fg.Close()
-	found := cardsInEdges(edges, p)
-	if !fit || p.CardW <= 0 {
+	found := cardsInEdges(edges, o)
+	if !o.Fit || o.CardW <= 0 {
 		return found
 	}
 	// Where piles touch or overlap, cards fitted into the blob add what
 	// the outlines missed: a fitted card is kept unless its centre lies in
 	// an outline found in the edges (those are read more reliably).
-	fitted, _ := fitInBlobs(fg, edges, p)
+	fitted, _ := fitInBlobs(fg, edges, o)
 	return dedupQuads(fitted, found)
 }
 
 // offTableEdges is the edge map of img near what differs from the empty
 // table bg, with the outline of that difference, and the difference mask
-// (plain: see findCardsOnPlainTable).
+// (plain: see Options.Plain).
 func offTableEdges(img, bg gocv.Mat, plain *gocv.Mat) (edges, fg gocv.Mat) {
 	edges = cardEdges(img)
 	fg = tableForeground(img, bg, plain)
@@ -173,7 +99,7 @@ func dedupQuads(qs, kept []Quad) []Quad {
 // plain (8-bit, or nil) marks the table plain, the pixels whose hue
 // differs from the table's (hueDiffMask).
 func tableForeground(img, bg gocv.Mat, plain *gocv.Mat) gocv.Mat {
-	m := channelDiffMask(img, bg, fgThreshold)
+	m := ChannelDiffMask(img, bg, ForegroundStep)
 	if h, ok := hueDiffMask(img, bg, plain, hueThreshold); ok {
 		gocv.BitwiseOr(m, h, &m)
 		h.Close()
@@ -190,10 +116,10 @@ func tableForeground(img, bg gocv.Mat, plain *gocv.Mat) gocv.Mat {
 	return m
 }
 
-// channelDiffMask is the mask (255) of pixels where img and bg (BGR, same
+// ChannelDiffMask is the mask (255) of pixels where img and bg (BGR, same
 // size) differ by more than thresh in at least one colour channel: a card
 // as bright as the table still differs in hue.
-func channelDiffMask(img, bg gocv.Mat, thresh float32) gocv.Mat {
+func ChannelDiffMask(img, bg gocv.Mat, thresh float32) gocv.Mat {
 	d := gocv.NewMat()
 	defer d.Close()
 	gocv.AbsDiff(img, bg, &d)
@@ -208,15 +134,15 @@ func channelDiffMask(img, bg gocv.Mat, thresh float32) gocv.Mat {
 	return m
 }
 
-// fgThreshold is the least difference from the empty table, in 8-bit
+// ForegroundStep is the least difference from the empty table, in 8-bit
 // levels of one channel, of a pixel that is not table (noise, light
 // drift and soft shadows stay below it).
-const fgThreshold = 40
+const ForegroundStep = 40
 
 // hueThreshold is the least difference from the empty table, in 8-bit
 // levels, across the table's colour (see hueDiffMask), of a pixel of
 // plain table that is not table: a green card on green felt stays under
-// fgThreshold in every channel but not across the felt's colour. Plain
+// ForegroundStep in every channel but not across the felt's colour. Plain
 // tables only: grain that varies in hue (wood, linen) would pass it.
 const hueThreshold = 32
 
@@ -292,8 +218,8 @@ func cardEdges(img gocv.Mat) gocv.Mat {
 	return edges
 }
 
-// cardsInEdges finds the card outlines in an edge map (see FindCards).
-func cardsInEdges(edges gocv.Mat, p DetectParams) []Quad {
+// cardsInEdges finds the card outlines in an edge map (see inEdges).
+func cardsInEdges(edges gocv.Mat, p Options) []Quad {
 	return largestApart(cardCandidates(edges, p, nil))
 }
 
@@ -306,7 +232,7 @@ type candidate struct {
 // cardCandidates appends to cands every card-shaped outline in an edge
 // map: every closed outline, and the outer hull of each connected group
 // of edges.
-func cardCandidates(edges gocv.Mat, p DetectParams, cands []candidate) []candidate {
+func cardCandidates(edges gocv.Mat, p Options, cands []candidate) []candidate {
 	type found = candidate
 	consider := func(c gocv.PointVector) {
 		hull := gocv.NewMat()
@@ -609,45 +535,4 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// OrderCorners orders a card's corners clockwise (on screen) so that the
-// side from corner 0 to corner 1 is a short side, nearer the top of the
-// image: a warp to an upright w x h crop then puts the long axis vertical.
-func OrderCorners(q Quad) Quad {
-	// Clockwise around the centre (image y grows downwards).
-	cx, cy := q.Centre()
-	pts := q
-	sort.Slice(pts[:], func(i, j int) bool {
-		ai := math.Atan2(float64(pts[i].Y)-cy, float64(pts[i].X)-cx)
-		aj := math.Atan2(float64(pts[j].Y)-cy, float64(pts[j].X)-cx)
-		return ai < aj
-	})
-	// Start at the top-most of the two corners that begin a short side.
-	d := func(a, b image.Point) float64 { return math.Hypot(float64(a.X-b.X), float64(a.Y-b.Y)) }
-	start := 0
-	if d(pts[0], pts[1]) > d(pts[1], pts[2]) {
-		start = 1
-	}
-	if pts[(start+2)%4].Y+pts[(start+3)%4].Y < pts[start].Y+pts[(start+1)%4].Y {
-		start += 2
-	}
-	var out Quad
-	for i := range 4 {
-		out[i] = pts[(start+i)%4]
-	}
-	return out
-}
-
-// WarpCard warps the card inside q to a w x h upright crop (BGR).
-func WarpCard(img gocv.Mat, q Quad, w, h int) gocv.Mat {
-	src := gocv.NewPointVectorFromPoints(q[:])
-	defer src.Close()
-	dst := gocv.NewPointVectorFromPoints([]image.Point{{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}})
-	defer dst.Close()
-	m := gocv.GetPerspectiveTransform(src, dst)
-	defer m.Close()
-	out := gocv.NewMat()
-	gocv.WarpPerspective(img, &out, m, image.Pt(w, h))
-	return out
 }

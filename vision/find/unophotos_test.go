@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"os"
@@ -11,11 +11,11 @@ import (
 	"ligretto/dataset/realphotos"
 )
 
-const photoDir = "../../shared/data/uno-photos"
+const photoDir = "../../../shared/data/uno-photos"
 
-// TestFindCards_RealPhotos: on the real photos, the labelled corner index
+// TestCards_RealPhotos: on the real photos, the labelled corner index
 // of every card must lie inside a found card. Reports the rate.
-func TestFindCards_RealPhotos(t *testing.T) {
+func TestCards_RealPhotos(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join(photoDir, "images"))
 	if err != nil {
 		t.Fatalf("the shared photos must be beside the repository: %v", err)
@@ -38,7 +38,7 @@ func TestFindCards_RealPhotos(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		quads := FindCards(img, DefaultDetectParams(img.Cols(), img.Rows()))
+		quads := Cards(img, FrameOptions(img.Cols(), img.Rows()))
 		for _, b := range boxes {
 			labelled++
 			x, y := b.CX*float64(img.Cols()), b.CY*float64(img.Rows())

@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -12,8 +12,8 @@ import (
 // Piles that touch and overlap on a pale table, yellow among them (its
 // edge against the table is faint in brightness): every card that shows
 // most of itself must be found, the covered one where its whole card lies.
-func TestFindCardsOnTable_OverlappingPiles(t *testing.T) {
-	p := cardParams()
+func TestCardsOnTable_OverlappingPiles(t *testing.T) {
+	p := cardOptions()
 	beige := gocv.NewScalar(190, 205, 212, 0) // BGR
 	yellow, red, green, blue := color.RGBA{30, 200, 225, 0}, color.RGBA{40, 40, 200, 0}, color.RGBA{40, 150, 40, 0}, color.RGBA{190, 80, 30, 0}
 	type card struct {
@@ -39,23 +39,23 @@ func TestFindCardsOnTable_OverlappingPiles(t *testing.T) {
 				want = append(want, drawCard(&img, k.x, k.y, k.a, k.c))
 			}
 			gocv.GaussianBlur(img, &img, image.Pt(3, 3), 0, 0, gocv.BorderDefault)
-			got := FindCardsOnTable(img, bg, p)
+			got := Cards(img, against(p, &bg, nil, true))
 			expectCards(t, got, want)
 		})
 	}
 }
 
-// Without a usable background it finds what FindCards finds.
-func TestFindCardsOnTable_NoBackground(t *testing.T) {
-	p := cardParams()
+// Without a usable background it finds what the edges alone find.
+func TestCardsOnTable_NoBackground(t *testing.T) {
+	p := cardOptions()
 	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(60, 50, 120, 0), 170, 200, gocv.MatTypeCV8UC3)
 	defer img.Close()
 	drawCard(&img, 80, 80, 0.1, color.RGBA{40, 150, 40, 0})
 	empty := gocv.NewMat()
 	defer empty.Close()
-	a, b := FindCards(img, p), FindCardsOnTable(img, empty, p)
+	a, b := Cards(img, p), Cards(img, against(p, &empty, nil, true))
 	if len(a) != 1 || len(b) != 1 || a[0] != b[0] {
-		t.Errorf("FindCards %v, FindCardsOnTable without background %v", a, b)
+		t.Errorf("edges alone %v, against no background %v", a, b)
 	}
 }
 

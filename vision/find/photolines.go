@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -147,7 +147,7 @@ func sideStops(c corner, ux, uy, own, vx, vy float64, segs []segment, minLen flo
 
 // cornerCards are the card-shaped rectangles with a corner at c whose far
 // sides lie at stops along its arms.
-func cornerCards(c corner, segs []segment, p DetectParams) []candidate {
+func cornerCards(c corner, segs []segment, p Options) []candidate {
 	minLen := math.Sqrt(p.MinArea / p.MaxAspect)
 	s1 := sideStops(c, c.u1x, c.u1y, c.a1, c.u2x, c.u2y, segs, minLen)
 	s2 := sideStops(c, c.u2x, c.u2y, c.a2, c.u1x, c.u1y, segs, minLen)
@@ -173,7 +173,7 @@ func cornerCards(c corner, segs []segment, p DetectParams) []candidate {
 
 // lineCandidates are the card-shaped rectangles built on the corners of
 // the straight segments of an edge map.
-func lineCandidates(edges gocv.Mat, p DetectParams) []candidate {
+func lineCandidates(edges gocv.Mat, p Options) []candidate {
 	segs := straightSegments(edges)
 	var out []candidate
 	for _, c := range cornersOf(segs) {

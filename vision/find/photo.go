@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -38,30 +38,24 @@ const (
 const photoMinAspect, photoMaxAspect = 1.25, 1.9
 
 // photoMinShare is the least share of the photo a card covers in
-// DefaultPhotoDetectParams: a card photographed to be read fills more than
-// a hundredth of the frame, and the smaller card-like patches are grain
-// and carpet. A photo of many cards at once (a deck laid out) takes
-// DefaultDetectParams.
+// PhotoOptions: a card photographed to be read fills more than a
+// hundredth of the frame, and the smaller card-like patches are grain and
+// carpet. A photo of many cards at once (a deck laid out) takes
+// LayoutOptions.
 const photoMinShare = 0.01
-
-// DefaultPhotoDetectParams suits a photo taken to read the cards in it:
-// cards that fill between 1% and 60% of it, some touching or under others.
-func DefaultPhotoDetectParams(w, h int) DetectParams {
-	p := DefaultDetectParams(w, h)
-	p.MinArea = photoMinShare * float64(w*h)
-	p.StraightSides = true
-	p.MinFill = photoMinFill
-	return p
-}
 
 // photoMinFill is the least share of its rectangle an outline's hull
 // covers: a card's corner indices and dark print cut its corners off in
 // a split into bright and dark.
 const photoMinFill = 0.75
 
-// FindCardsInPhoto finds the cards in a BGR photo taken without
-// calibration (identify): see the comment above.
-func FindCardsInPhoto(img gocv.Mat, p DetectParams) []Quad {
+// cornerSkip is the fraction of each side, at either end, left out of
+// the samples along a card's border: a card's corners are rounded.
+const cornerSkip = 0.15
+
+// inPhoto finds the cards in a BGR photo taken without calibration
+// (identify): see the comment above.
+func inPhoto(img gocv.Mat, p Options) []Quad {
 	scale := 1.0
 	work := img
 	if long := max(img.Cols(), img.Rows()); long > photoWorkLong {
@@ -122,7 +116,7 @@ func smoothPhoto(work gocv.Mat) gocv.Mat {
 }
 
 // photoCandidates are the card-shaped outlines of every outline map.
-func photoCandidates(maps []gocv.Mat, wp DetectParams) []candidate {
+func photoCandidates(maps []gocv.Mat, wp Options) []candidate {
 	var cands []candidate
 	for _, m := range maps {
 		cands = cardCandidates(m, wp, cands)

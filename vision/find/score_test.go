@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"image"
@@ -18,7 +18,7 @@ func TestScoreWholeCards_OneFindPerCard(t *testing.T) {
 		rectQuad(image.Rect(400, 400, 450, 470)), // nothing
 	}
 	s := ScoreWholeCards(finds, cards)
-	if s != (FindScore{Labelled: 2, Found: 1, FalseFinds: 3}) {
+	if s != (Score{Labelled: 2, Found: 1, FalseFinds: 3}) {
 		t.Fatalf("got %+v", s)
 	}
 }
@@ -26,7 +26,7 @@ func TestScoreWholeCards_OneFindPerCard(t *testing.T) {
 func TestScoreMarkedCards(t *testing.T) {
 	finds := []Quad{rectQuad(image.Rect(0, 0, 100, 140)), rectQuad(image.Rect(300, 300, 340, 360))}
 	s := ScoreMarkedCards(finds, []image.Point{{20, 20}, {200, 200}})
-	if s != (FindScore{Labelled: 2, Found: 1, FalseFinds: 1}) {
+	if s != (Score{Labelled: 2, Found: 1, FalseFinds: 1}) {
 		t.Fatalf("got %+v", s)
 	}
 }

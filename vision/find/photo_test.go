@@ -1,4 +1,4 @@
-package vision
+package find
 
 import (
 	"os"
@@ -13,16 +13,16 @@ import (
 
 // cardPhotos are the real photos of playing cards kept in the repository:
 // the test split, which no threshold was tuned on.
-const cardPhotos = "testdata/card-photos"
+const cardPhotos = "../testdata/card-photos"
 
 // scoreOnCardPhotos runs find over the test photos and sums the score.
-func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad, params func(w, h int) DetectParams) FindScore {
+func scoreOnCardPhotos(t *testing.T, options func(w, h int) Options) Score {
 	t.Helper()
 	entries, err := os.ReadDir(cardPhotos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total FindScore
+	var total Score
 	photos := 0
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".JPG") {
@@ -41,7 +41,7 @@ func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad, p
 		if img.Empty() {
 			t.Fatalf("cannot read %s", e.Name())
 		}
-		total = total.Add(ScoreWholeCards(find(img, params(img.Cols(), img.Rows())), v.Boxes))
+		total = total.Add(ScoreWholeCards(Cards(img, options(img.Cols(), img.Rows())), v.Boxes))
 		img.Close()
 		photos++
 	}
@@ -54,12 +54,12 @@ func scoreOnCardPhotos(t *testing.T, find func(gocv.Mat, DetectParams) []Quad, p
 // On real photos of cards on carpet, wood and cloth, the photo finder
 // finds more cards than the finder for a calibrated table's crops, and
 // takes fewer other things for cards.
-func TestFindCardsInPhoto_RealCardPhotos(t *testing.T) {
-	photo := scoreOnCardPhotos(t, FindCardsInPhoto, DefaultPhotoDetectParams)
-	table := scoreOnCardPhotos(t, FindCards, DefaultDetectParams)
+func TestCardsInPhoto_RealCardPhotos(t *testing.T) {
+	photo := scoreOnCardPhotos(t, PhotoOptions)
+	table := scoreOnCardPhotos(t, FrameOptions)
 	t.Logf("photo finder: %+v; table finder: %+v", photo, table)
 	if photo.Found <= table.Found || photo.FalseFinds >= table.FalseFinds {
-		t.Errorf("the photo finder (%+v) must find more and make fewer false finds than FindCards (%+v)", photo, table)
+		t.Errorf("the photo finder (%+v) must find more and make fewer false finds than the edges alone (%+v)", photo, table)
 	}
 	// Floors a little under what the committed finder does, so that a
 	// change that loses real cards fails.
