@@ -113,7 +113,7 @@ func TestLog_SurvivesKill9(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	_ = cmd.Wait() // "signal: killed", as meant
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -140,19 +140,24 @@ func logChild(path string) {
 		os.Exit(3)
 	}
 	r := New(WithLog(f))
-	r.Apply(Observation{Kind: ObsMatch, Players: DefaultPlayers(2)})
-	for pile := 1; ; pile++ {
-		r.Apply(Observation{Kind: ObsRound})
+	apply := func(o Observation) {
+		if _, err := r.Apply(o); err != nil {
+			os.Exit(4) // the parent sees too few lines
+		}
+	}
+	apply(Observation{Kind: ObsMatch, Players: DefaultPlayers(2)})
+	for {
+		apply(Observation{Kind: ObsRound})
 		c := Face{Red, 1}
-		r.Apply(Observation{Kind: ObsPileNew, Pile: 1, Card: &c})
+		apply(Observation{Kind: ObsPileNew, Pile: 1, Card: &c})
 		for n := 2; n <= 10; n++ {
 			c := Face{Red, n}
-			r.Apply(Observation{Kind: ObsPileShows, Pile: 1, Card: &c})
+			apply(Observation{Kind: ObsPileShows, Pile: 1, Card: &c})
 		}
-		r.Apply(Observation{Kind: ObsStop})
-		r.Apply(Observation{Kind: ObsRoundEnd})
+		apply(Observation{Kind: ObsStop})
+		apply(Observation{Kind: ObsRoundEnd})
 		if r.State().Phase == PhaseOver {
-			r.Apply(Observation{Kind: ObsMatch, Players: DefaultPlayers(2)})
+			apply(Observation{Kind: ObsMatch, Players: DefaultPlayers(2)})
 		}
 	}
 }
@@ -204,8 +209,11 @@ func FuzzObservation(f *testing.F) {
 	f.Add("undo", 0, uint8(0), 0, "", 0)
 	f.Fuzz(func(t *testing.T, kind string, pile int, colour uint8, number int, player string, count int) {
 		r := New()
-		r.Apply(Observation{Kind: ObsMatch, Players: DefaultPlayers(3)})
-		r.Apply(Observation{Kind: ObsRound})
+		for _, o := range []Observation{{Kind: ObsMatch, Players: DefaultPlayers(3)}, {Kind: ObsRound}} {
+			if _, err := r.Apply(o); err != nil {
+				t.Fatalf("%s: %v", o.Kind, err)
+			}
+		}
 		c := Face{Colour(colour), number}
 		for range 3 {
 			_, err := r.Apply(Observation{Kind: Kind(kind), Pile: pile, Card: &c, Player: player, Count: count})

@@ -269,19 +269,7 @@ func (t *table) decide(o Observation) (Verdict, func(), error) {
 	none := func() {}
 	switch o.Kind {
 	case ObsMatch:
-		if t.phase != PhaseNoMatch && t.phase != PhaseOver && t.phase != PhaseBetween {
-			return Verdict{}, nil, fmt.Errorf("%w: a match cannot begin during a round", ErrPhase)
-		}
-		var s Settings
-		if o.Settings != nil {
-			s = *o.Settings
-		}
-		m, err := NewMatch(o.Players, s)
-		if err != nil {
-			return Verdict{}, nil, err
-		}
-		return Verdict{Status: StatusInfo, Reason: fmt.Sprintf("match of %d players, target %d", len(o.Players), m.Settings().Target)},
-			func() { *t = table{match: m, phase: PhaseBetween} }, nil
+		return t.decideMatch(o)
 
 	case ObsRound:
 		if t.phase != PhaseBetween {
@@ -332,46 +320,74 @@ func (t *table) decide(o Observation) (Verdict, func(), error) {
 			func() { t.phase, t.deadlock = PhaseCounting, true }, nil
 
 	case ObsCentre, ObsStackLeft:
-		if t.phase != PhaseCounting {
-			return Verdict{}, nil, fmt.Errorf("%w: cards are counted only after the stop (now %s)", ErrPhase, t.phase)
-		}
-		if o.Player == "" && o.Back != "" {
-			o.Player = t.ownerOf(o.Back)
-			if o.Player == "" {
-				return Verdict{}, nil, fmt.Errorf("%w: no player has back %q", ErrUnknownPlayer, o.Back)
-			}
-		}
-		if !t.hasPlayer(o.Player) {
-			return Verdict{}, nil, fmt.Errorf("%w: %q", ErrUnknownPlayer, o.Player)
-		}
-		if o.Count < 0 || o.Count > 40 || (o.Kind == ObsStackLeft && o.Count > 10) {
-			return Verdict{}, nil, fmt.Errorf("%w: %s count %d for %s is impossible", ErrInvalid, o.Kind, o.Count, o.Player)
-		}
-		m, what := t.centre, "cards in the centre"
-		if o.Kind == ObsStackLeft {
-			m, what = t.stackLeft, "cards left in the Ligretto stack"
-		}
-		return Verdict{Status: StatusInfo, Reason: fmt.Sprintf("%s: %d %s", o.Player, o.Count, what)},
-			func() { m[o.Player] = o.Count }, nil
+		return t.decideCount(o)
 
 	case ObsRoundEnd:
-		if t.phase != PhaseCounting {
-			return Verdict{}, nil, fmt.Errorf("%w: a round is scored only after the stop (now %s)", ErrPhase, t.phase)
-		}
-		res := t.score()
-		v := Verdict{Status: StatusScored, Rule: C14, Reason: fmt.Sprintf("round %d scored", t.round)}
-		if len(res.Checks) > 0 {
-			v = Verdict{Status: StatusWarning, Rule: C15, Reason: res.Checks[0].Reason + "; scores stand by the count"}
-		}
-		return v, func() {
-			_ = t.match.Record(res) // cannot fail: the players are the match's, the phase was checked
-			t.phase = PhaseBetween
-			if t.match.Over() {
-				t.phase = PhaseOver
-			}
-		}, nil
+		return t.decideRoundEnd()
 	}
 	return Verdict{}, nil, fmt.Errorf("%w: observation kind %q", ErrInvalid, o.Kind)
+}
+
+// decideMatch begins a match, before the first or after the last round.
+func (t *table) decideMatch(o Observation) (Verdict, func(), error) {
+	if t.phase != PhaseNoMatch && t.phase != PhaseOver && t.phase != PhaseBetween {
+		return Verdict{}, nil, fmt.Errorf("%w: a match cannot begin during a round", ErrPhase)
+	}
+	var s Settings
+	if o.Settings != nil {
+		s = *o.Settings
+	}
+	m, err := NewMatch(o.Players, s)
+	if err != nil {
+		return Verdict{}, nil, err
+	}
+	return Verdict{Status: StatusInfo, Reason: fmt.Sprintf("match of %d players, target %d", len(o.Players), m.Settings().Target)},
+		func() { *t = table{match: m, phase: PhaseBetween} }, nil
+}
+
+// decideCount takes one player's count after the stop: the cards in the
+// centre (ObsCentre) or left in the Ligretto stack (ObsStackLeft).
+func (t *table) decideCount(o Observation) (Verdict, func(), error) {
+	if t.phase != PhaseCounting {
+		return Verdict{}, nil, fmt.Errorf("%w: cards are counted only after the stop (now %s)", ErrPhase, t.phase)
+	}
+	if o.Player == "" && o.Back != "" {
+		o.Player = t.ownerOf(o.Back)
+		if o.Player == "" {
+			return Verdict{}, nil, fmt.Errorf("%w: no player has back %q", ErrUnknownPlayer, o.Back)
+		}
+	}
+	if !t.hasPlayer(o.Player) {
+		return Verdict{}, nil, fmt.Errorf("%w: %q", ErrUnknownPlayer, o.Player)
+	}
+	if o.Count < 0 || o.Count > 40 || (o.Kind == ObsStackLeft && o.Count > 10) {
+		return Verdict{}, nil, fmt.Errorf("%w: %s count %d for %s is impossible", ErrInvalid, o.Kind, o.Count, o.Player)
+	}
+	m, what := t.centre, "cards in the centre"
+	if o.Kind == ObsStackLeft {
+		m, what = t.stackLeft, "cards left in the Ligretto stack"
+	}
+	return Verdict{Status: StatusInfo, Reason: fmt.Sprintf("%s: %d %s", o.Player, o.Count, what)},
+		func() { m[o.Player] = o.Count }, nil
+}
+
+// decideRoundEnd scores the counted round into the match.
+func (t *table) decideRoundEnd() (Verdict, func(), error) {
+	if t.phase != PhaseCounting {
+		return Verdict{}, nil, fmt.Errorf("%w: a round is scored only after the stop (now %s)", ErrPhase, t.phase)
+	}
+	res := t.score()
+	v := Verdict{Status: StatusScored, Rule: C14, Reason: fmt.Sprintf("round %d scored", t.round)}
+	if len(res.Checks) > 0 {
+		v = Verdict{Status: StatusWarning, Rule: C15, Reason: res.Checks[0].Reason + "; scores stand by the count"}
+	}
+	return v, func() {
+		_ = t.match.Record(res) // cannot fail: the players are the match's, the phase was checked
+		t.phase = PhaseBetween
+		if t.match.Over() {
+			t.phase = PhaseOver
+		}
+	}, nil
 }
 
 // decidePile judges a pile observation with the shared pile rules.

@@ -33,10 +33,7 @@ func fixedRound(t *testing.T, advanced bool, edit func(a, b *Seat)) *Round {
 // setTop makes c the visible card of a seat's part, swapping it with
 // wherever it lay so that the seat still holds one whole deck.
 func setTop(s *Seat, part *[]Card, c Card) {
-	all := [][]Card{s.Stack, s.Hand, s.Counted}
-	for _, slot := range s.Row {
-		all = append(all, slot)
-	}
+	all := append([][]Card{s.Stack, s.Hand, s.Counted}, s.Row...)
 	for _, p := range all {
 		if i := slices.Index(p, c); i >= 0 {
 			p[i] = (*part)[len(*part)-1]
@@ -275,8 +272,12 @@ func TestScore_C14(t *testing.T) {
 		t.Fatalf("15 centre, 3 left: %d, want 9", s.Score)
 	}
 	r := fixedRound(t, false, func(a, b *Seat) { setTop(a, &a.Stack, card("red 1", "A")); setTop(b, &b.Stack, card("red 2", "B")) })
-	r.Play("A", Source{Kind: FromStack}, NewPile)
-	r.Play("B", Source{Kind: FromStack}, 1)
+	if _, err := r.Play("A", Source{Kind: FromStack}, NewPile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Play("B", Source{Kind: FromStack}, 1); err != nil {
+		t.Fatal(err)
+	}
 	res := r.Result()
 	if res.Players["A"] != (PlayerScore{1, 9, 1 - 18}) || res.Players["B"] != (PlayerScore{1, 9, -17}) {
 		t.Fatalf("scores %+v", res.Players)
@@ -297,6 +298,14 @@ func TestScore_C15_ConsistencyCheck(t *testing.T) {
 
 func players(n int) []Player { return DefaultPlayers(n) }
 
+// record records a round that the match must take.
+func record(t *testing.T, m *Match, r RoundResult) {
+	t.Helper()
+	if err := m.Record(r); err != nil {
+		t.Fatalf("record: %v", err)
+	}
+}
+
 func roundOf(scores map[string]int) RoundResult {
 	r := RoundResult{Players: map[string]PlayerScore{}}
 	for n, s := range scores {
@@ -307,11 +316,11 @@ func roundOf(scores map[string]int) RoundResult {
 
 func TestMatch_C16_TargetAndTieBreak(t *testing.T) {
 	m, _ := NewMatch(players(3), Settings{})
-	m.Record(roundOf(map[string]int{"P1": 60, "P2": 50, "P3": 0}))
+	record(t, m, roundOf(map[string]int{"P1": 60, "P2": 50, "P3": 0}))
 	if m.Over() {
 		t.Fatal("nobody reached 99")
 	}
-	m.Record(roundOf(map[string]int{"P1": 40, "P2": 55, "P3": 0})) // both pass 99: 100 vs 105
+	record(t, m, roundOf(map[string]int{"P1": 40, "P2": 55, "P3": 0})) // both pass 99: 100 vs 105
 	if !m.Over() || m.Winner() != "P2" {
 		t.Fatalf("highest total must win: over %v winner %q totals %v", m.Over(), m.Winner(), m.Totals())
 	}
@@ -322,11 +331,11 @@ func TestMatch_C16_TargetAndTieBreak(t *testing.T) {
 
 func TestMatch_C16_TieAtTheTopPlaysOn(t *testing.T) {
 	m, _ := NewMatch(players(2), Settings{Target: 20})
-	m.Record(roundOf(map[string]int{"P1": 25, "P2": 25}))
+	record(t, m, roundOf(map[string]int{"P1": 25, "P2": 25}))
 	if m.Over() {
 		t.Fatal("a tie at the top must play on")
 	}
-	m.Record(roundOf(map[string]int{"P1": 3, "P2": 1}))
+	record(t, m, roundOf(map[string]int{"P1": 3, "P2": 1}))
 	if m.Winner() != "P1" {
 		t.Fatalf("winner %q", m.Winner())
 	}
@@ -334,11 +343,11 @@ func TestMatch_C16_TieAtTheTopPlaysOn(t *testing.T) {
 
 func TestMatch_C16_FixedRounds(t *testing.T) {
 	m, _ := NewMatch(players(2), Settings{Rounds: 2})
-	m.Record(roundOf(map[string]int{"P1": 5, "P2": 1}))
+	record(t, m, roundOf(map[string]int{"P1": 5, "P2": 1}))
 	if m.Over() {
 		t.Fatal("one of two rounds played")
 	}
-	m.Record(roundOf(map[string]int{"P1": 0, "P2": 7}))
+	record(t, m, roundOf(map[string]int{"P1": 0, "P2": 7}))
 	if !m.Over() || m.Winner() != "P2" {
 		t.Fatalf("over %v winner %q", m.Over(), m.Winner())
 	}
@@ -348,12 +357,12 @@ func TestMatch_C17_DeadlockLeaderWins(t *testing.T) {
 	m, _ := NewMatch(players(3), Settings{Deadlock: DeadlockLeader})
 	r := roundOf(map[string]int{"P1": 4, "P2": 9, "P3": -2})
 	r.Deadlock = true
-	m.Record(r)
+	record(t, m, r)
 	if !m.Over() || m.Winner() != "P2" {
 		t.Fatalf("the leader wins at a deadlock: over %v winner %q", m.Over(), m.Winner())
 	}
 	m2, _ := NewMatch(players(3), Settings{Deadlock: DeadlockRestart})
-	m2.Record(r)
+	record(t, m2, r)
 	if m2.Over() {
 		t.Fatal("under the restart rule a deadlocked round does not end the match")
 	}

@@ -288,8 +288,14 @@ func TestMetricsAndHealth(t *testing.T) {
 		t.Fatalf("healthz at start: %d %s", w.Code, w.Body)
 	}
 	ctx, cancel := contextWithCancel()
-	defer cancel()
-	go s.Run(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
 	waitFor(t, 5*time.Second, "frames", func() bool { return s.Stats().FramesIn == 5 })
 	if w := do(t, h, "GET", "/healthz", "", "", ""); w.Code != 200 || !strings.Contains(w.Body.String(), `"ok"`) {
 		t.Fatalf("healthz with frames: %d %s", w.Code, w.Body)

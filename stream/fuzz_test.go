@@ -17,7 +17,7 @@ import (
 func FuzzWHEP(f *testing.F) {
 	offer := makeOffer(f)
 	f.Add("POST", "/whep", "application/sdp", []byte(offer), "")
-	f.Add("POST", "/whep", "application/sdp", []byte(strings.Replace(offer, "VP8", "VP9", -1)), "")
+	f.Add("POST", "/whep", "application/sdp", []byte(strings.ReplaceAll(offer, "VP8", "VP9")), "")
 	f.Add("POST", "/whep", "application/sdp", []byte(offer[:len(offer)/2]), "")
 	f.Add("POST", "/whep", "application/sdp; charset=utf-8", []byte("v=0\r\no=- 0 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 VP8/90000\r\n"), "")
 	f.Add("PATCH", "/whep/0123", "application/trickle-ice-sdpfrag", []byte("a=candidate:1 1 udp 1 127.0.0.1 9 typ host\r\n"), "*")

@@ -477,7 +477,9 @@ func startServerWith(t testing.TB, s *Server) *testServer {
 	go func() { done <- s.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
 		hs.Close()
 	})
 	return &testServer{Server: s, URL: hs.URL, http: hs}

@@ -176,7 +176,18 @@ func (s *Server) settingEngine(logs pionLogs) webrtc.SettingEngine {
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4, webrtc.NetworkTypeUDP6})
 	se.SetICETimeouts(iceTimeouts[0], iceTimeouts[1], iceTimeouts[2])
 	if len(s.cfg.PublicIPs) > 0 {
-		se.SetNAT1To1IPs(s.cfg.PublicIPs, webrtc.ICECandidateTypeHost)
+		// Each public IP replaces the local address of the host
+		// candidates of its family, as SetNAT1To1IPs did.
+		rules := make([]webrtc.ICEAddressRewriteRule, 0, len(s.cfg.PublicIPs))
+		for _, ip := range s.cfg.PublicIPs {
+			rules = append(rules, webrtc.ICEAddressRewriteRule{
+				External:        []string{ip},
+				AsCandidateType: webrtc.ICECandidateTypeHost,
+				Mode:            webrtc.ICEAddressRewriteReplace,
+			})
+		}
+		// It fails only alongside SetNAT1To1IPs, which is not used.
+		_ = se.SetICEAddressRewriteRules(rules...)
 	}
 	return se
 }

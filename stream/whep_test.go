@@ -68,6 +68,33 @@ func TestWHEP_PostAnswersWithLocation(t *testing.T) {
 	}
 }
 
+// TestWHEP_PublicIPIsTheCandidate: with PublicIPs (a server behind 1:1
+// NAT) the answer's host candidate carries the public address instead of
+// the local one.
+func TestWHEP_PublicIPIsTheCandidate(t *testing.T) {
+	cfg := testConfig()
+	cfg.PublicIPs = []string{"203.0.113.7"}
+	s := newIdleServer(t, cfg)
+	code, _, body, _ := postOffer(t, s, makeOffer(t))
+	if code != http.StatusCreated {
+		t.Fatalf("POST: %d %s", code, body)
+	}
+	var cands []string
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "a=candidate:") {
+			cands = append(cands, strings.TrimSpace(line))
+		}
+	}
+	if len(cands) == 0 {
+		t.Fatalf("no candidate in the answer:\n%s", body)
+	}
+	for _, c := range cands {
+		if !strings.Contains(c, " 203.0.113.7 ") || !strings.Contains(c, " typ host") {
+			t.Errorf("candidate %q: want the public address as a host candidate", c)
+		}
+	}
+}
+
 // TestWHEP_Errors: each malformed request gets its 4xx and a message, and
 // no session is left behind.
 func TestWHEP_Errors(t *testing.T) {

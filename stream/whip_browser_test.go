@@ -22,11 +22,13 @@ func writeY4M(t *testing.T, w, h, n int, y, cb, cr uint8) string {
 		t.Fatal(err)
 	}
 	bw := bufio.NewWriter(f)
+	// bufio.Writer keeps the first write error for Flush, checked below.
+	put := func(b []byte) { _, _ = bw.Write(b) }
 	fmt.Fprintf(bw, "YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\n", w, h)
 	luma := make([]byte, w*h)
 	chroma := make([]byte, (w/2)*(h/2))
 	for i := 0; i < n; i++ {
-		bw.WriteString("FRAME\n")
+		put([]byte("FRAME\n"))
 		for p := range luma {
 			luma[p] = y
 		}
@@ -36,15 +38,15 @@ func writeY4M(t *testing.T, w, h, n int, y, cb, cr uint8) string {
 				luma[yy*w+xx] = 220
 			}
 		}
-		bw.Write(luma)
+		put(luma)
 		for p := range chroma {
 			chroma[p] = cb
 		}
-		bw.Write(chroma)
+		put(chroma)
 		for p := range chroma {
 			chroma[p] = cr
 		}
-		bw.Write(chroma)
+		put(chroma)
 	}
 	if err := bw.Flush(); err != nil {
 		t.Fatal(err)

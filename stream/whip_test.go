@@ -587,7 +587,9 @@ func TestWHIP_NoLeakedGoroutines(t *testing.T) {
 	ts := &testServer{Server: s, URL: hs.URL, http: hs}
 	defer func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
 		hs.Close()
 	}()
 	camera := func(tweak func(*whipclient.Options)) *whipclient.Publisher {

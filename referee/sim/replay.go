@@ -47,30 +47,7 @@ func (p *Replayer) apply(e Event) error {
 	}
 	switch e.Kind {
 	case EvPlay:
-		if e.Card == nil || e.From == nil {
-			return fmt.Errorf("%w: play without card or source", referee.ErrInvalid)
-		}
-		pile := e.Pile
-		if e.NewPile {
-			pile = referee.NewPile
-		}
-		var o referee.Outcome
-		var err error
-		if e.Violation != nil {
-			o, err = p.round.PlayAnyway(e.Player, *e.From, pile)
-			if err == nil && (o.Violation == nil || o.Violation.Rule != e.Violation.Rule) {
-				err = fmt.Errorf("logged violation %v, replayed %v", e.Violation, o.Violation)
-			}
-		} else {
-			o, err = p.round.Play(e.Player, *e.From, pile)
-		}
-		if err != nil {
-			return err
-		}
-		if o.Card != *e.Card || o.Pile != e.Pile || !reflect.DeepEqual(o.Refill, e.Refill) {
-			return fmt.Errorf("replayed %v onto pile %d, timeline says %v onto pile %d", o.Card, o.Pile, *e.Card, e.Pile)
-		}
-		return nil
+		return p.play(e)
 	case EvRowLay:
 		if e.From == nil {
 			return fmt.Errorf("%w: row lay without source", referee.ErrInvalid)
@@ -107,4 +84,33 @@ func (p *Replayer) apply(e Event) error {
 		return nil
 	}
 	return fmt.Errorf("%w: event kind %q", referee.ErrInvalid, e.Kind)
+}
+
+// play replays a card laid on a centre pile, a foul included, and checks
+// that it lands as the timeline says.
+func (p *Replayer) play(e Event) error {
+	if e.Card == nil || e.From == nil {
+		return fmt.Errorf("%w: play without card or source", referee.ErrInvalid)
+	}
+	pile := e.Pile
+	if e.NewPile {
+		pile = referee.NewPile
+	}
+	var o referee.Outcome
+	var err error
+	if e.Violation != nil {
+		o, err = p.round.PlayAnyway(e.Player, *e.From, pile)
+		if err == nil && (o.Violation == nil || o.Violation.Rule != e.Violation.Rule) {
+			err = fmt.Errorf("logged violation %v, replayed %v", e.Violation, o.Violation)
+		}
+	} else {
+		o, err = p.round.Play(e.Player, *e.From, pile)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Card != *e.Card || o.Pile != e.Pile || !reflect.DeepEqual(o.Refill, e.Refill) {
+		return fmt.Errorf("replayed %v onto pile %d, timeline says %v onto pile %d", o.Card, o.Pile, *e.Card, e.Pile)
+	}
+	return nil
 }

@@ -258,7 +258,7 @@ func TestLoadOrCreateCert_ServesTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	ts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes below are expected
 	ts.StartTLS()

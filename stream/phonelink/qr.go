@@ -1,7 +1,6 @@
 package phonelink
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"strings"
 
 	"github.com/skip2/go-qrcode"
 )
@@ -54,26 +54,27 @@ func TerminalQR(w io.Writer, text string) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(w)
+	var b strings.Builder
 	for y := 0; y < len(m); y += 2 {
-		bw.WriteString(ansiDarkOnLight)
+		b.WriteString(ansiDarkOnLight)
 		for x := range m[y] {
 			top := m[y][x]
 			bottom := y+1 < len(m) && m[y+1][x]
 			switch {
 			case top && bottom:
-				bw.WriteString("█")
+				b.WriteString("█")
 			case top:
-				bw.WriteString("▀")
+				b.WriteString("▀")
 			case bottom:
-				bw.WriteString("▄")
+				b.WriteString("▄")
 			default:
-				bw.WriteByte(' ')
+				b.WriteByte(' ')
 			}
 		}
-		bw.WriteString(ansiReset + "\n")
+		b.WriteString(ansiReset + "\n")
 	}
-	return bw.Flush()
+	_, err = io.WriteString(w, b.String())
+	return err
 }
 
 // PNGQR draws text as a size x size PNG, black on white, quiet zone

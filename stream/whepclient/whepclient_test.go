@@ -132,16 +132,8 @@ func TestViewerDecodesTheServedPictureAndReadsTheState(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "5 decoded pictures", func() bool { mu.Lock(); defer mu.Unlock(); return len(pics) >= 5 })
 	mu.Lock()
-	p := pics[len(pics)-1]
+	checkServedRed(t, pics[len(pics)-1])
 	mu.Unlock()
-	if p.Rect.Dx() != 320 || p.Rect.Dy() != 240 {
-		t.Fatalf("decoded %v, want 320x240", p.Rect)
-	}
-	// Red (200,30,30) is about Y 81, Cb 99, Cr 206 (BT.601, limited range).
-	y, cb, cr := p.YCbCrAt(50, 50).Y, p.YCbCrAt(50, 50).Cb, p.YCbCrAt(50, 50).Cr
-	if y < 60 || y > 100 || cb > 120 || cr < 180 {
-		t.Errorf("the picture's colour is Y %d Cb %d Cr %d, want the served red", y, cb, cr)
-	}
 
 	if _, err := ts.game.Apply(referee.Observation{Kind: referee.ObsMatch, Players: referee.DefaultPlayers(3)}); err != nil {
 		t.Fatal(err)
@@ -180,7 +172,26 @@ func TestViewerDecodesTheServedPictureAndReadsTheState(t *testing.T) {
 	if err := v.SendText(`{"type":"hello"}`); err != nil {
 		t.Errorf("SendText: %v", err)
 	}
+	checkCloseEndsTheSession(t, ts, v)
+}
 
+// checkServedRed: p is a 320x240 picture of colourSource's red.
+func checkServedRed(t *testing.T, p *image.YCbCr) {
+	t.Helper()
+	if p.Rect.Dx() != 320 || p.Rect.Dy() != 240 {
+		t.Fatalf("decoded %v, want 320x240", p.Rect)
+	}
+	// Red (200,30,30) is about Y 81, Cb 99, Cr 206 (BT.601, limited range).
+	y, cb, cr := p.YCbCrAt(50, 50).Y, p.YCbCrAt(50, 50).Cb, p.YCbCrAt(50, 50).Cr
+	if y < 60 || y > 100 || cb > 120 || cr < 180 {
+		t.Errorf("the picture's colour is Y %d Cb %d Cr %d, want the served red", y, cb, cr)
+	}
+}
+
+// checkCloseEndsTheSession: v is the server's one session; Close ends it
+// there, closes Done, and the viewer refuses to ask for more.
+func checkCloseEndsTheSession(t *testing.T, ts served, v *whepclient.Viewer) {
+	t.Helper()
 	if n := ts.srv.Stats().Sessions; n != 1 {
 		t.Fatalf("%d sessions on the server, want 1", n)
 	}

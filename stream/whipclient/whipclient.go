@@ -192,7 +192,7 @@ func Dial(ctx context.Context, endpoint string, opt Options) (*Publisher, error)
 	}
 	p.location = loc
 	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: answer}); err != nil {
-		p.deleteSession()
+		_ = p.deleteSession()
 		return fail(fmt.Errorf("whip: the server's answer: %w", err))
 	}
 	return p, nil
