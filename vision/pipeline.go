@@ -558,7 +558,7 @@ func (p *Pipeline) vote(pl *pile) {
 			pl.sureReads[f]++
 		}
 	}
-	next := pl.id > 0 && isNext(pl.committed, f)
+	next := pl.id > 0 && referee.FitsOn(pl.committed, f)
 	if pl.id > 0 && f.Colour == pl.committed.Colour && f.Number > pl.committed.Number {
 		pl.laterSeen[f.Number]++
 	}
@@ -655,7 +655,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 				continue
 			}
 			found++
-			if f := pl.reading.Face(); p.showsFace(pl) && (f == pl.committed || isNext(pl.committed, f)) {
+			if f := pl.reading.Face(); p.showsFace(pl) && (f == pl.committed || referee.FitsOn(pl.committed, f)) {
 				visible++
 			}
 		}
@@ -999,20 +999,13 @@ func (p *Pipeline) cardSized(q Quad) bool {
 }
 
 // expected reports whether the pile's candidate is the card a legal play
-// puts on it next.
+// puts on it next, as the referee says (C6, C7, C8).
 func (p *Pipeline) expected(pl *pile) bool {
 	f := pl.cand
 	if pl.id == 0 {
-		return f.Number == 1
+		return referee.Starts(f)
 	}
-	return isNext(pl.committed, f)
-}
-
-// isNext reports whether f is the card that legally follows top on its
-// pile (C7): referee.CheckPlace without the violation it builds, since
-// this runs for every pile every frame.
-func isNext(top, f referee.Face) bool {
-	return f.Colour == top.Colour && f.Number == top.Number+1
+	return referee.FitsOn(pl.committed, f)
 }
 
 // stillFor counts the frames on from the stop's StopFrames still ones and
