@@ -1,0 +1,89 @@
+package vision
+
+// Matching the frame's finds to the tracked piles.
+
+import (
+	"math"
+	"slices"
+
+	"ligretto/calibration"
+	"ligretto/referee"
+)
+
+// pileFind is a pile found in the current frame, with its outline.
+type pileFind struct {
+	pl *pile
+	q  Quad
+}
+
+// holdContrast is the least borderContrast of a pile's card that the
+// finder lost and heldPiles keeps: clear cards beside an arm measured
+// 0.92-1.0, cards a hand or fingers lay over 0.43-0.90 (4 players seed 3).
+const holdContrast = 0.9
+
+// holdDiffers is the least tableDiffers of a pile's card that heldPiles
+// keeps.
+const holdDiffers = 0.8
+
+// heldPiles finds again, near their last outlines, the committed piles
+// the finder lost this frame whose card still stands out all round from
+// what lies beside it (see clearOutline) and differs from the empty table
+// under it: a card whose outline joins an arm's lying beside it. Piles
+// found are left alone, and so is a spot a find already covers. Until the
+// empty table is relit (the first frames) it finds none.
+func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
+	w, h := p.rect.Cols(), p.rect.Rows()
+	if p.bareBg.Cols() != w || p.bareBg.Rows() != h || !p.bareBg.IsContinuous() || !p.rect.IsContinuous() {
+		return nil
+	}
+	img, err1 := p.rect.DataPtrUint8()
+	table, err2 := p.bareBg.DataPtrUint8()
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	var held []pileFind
+	for _, pl := range p.piles {
+		if pl.id == 0 {
+			continue
+		}
+		if slices.ContainsFunc(found, func(f pileFind) bool { return f.pl == pl || f.q.Contains(pl.x, pl.y) }) {
+			continue
+		}
+		q, c := clearOutline(img, w, h, pl.quad, fgThreshold)
+		if c < holdContrast || tableDiffers(img, table, w, h, q, fgThreshold) < holdDiffers {
+			continue
+		}
+		pl.quad = q
+		held = append(held, pileFind{pl, q})
+	}
+	return held
+}
+
+// lostPileUnder returns the committed pile that a find never committed,
+// pl, about to commit f, lies on: one of f's colour, not above it, not found
+// in this frame, whose centre is less than lostPileReach from pl's. Cards
+// of two piles do not lie that close; outlines that take in a touching
+// neighbour draw a pile's tracked centre aside, past the reach of the
+// finds of its own card (12 players seed 18: 13 px), and that card,
+// found where it truly lies, started a second pile on it, whose first card
+// (a 5) was called a bad start (C6).
+func (p *Pipeline) lostPileUnder(pl *pile, f referee.Face) *pile {
+	if pl.id != 0 {
+		return nil
+	}
+	var best *pile
+	bd := lostPileReach * calibration.CardWMM * WorkPxPerMM
+	for _, q := range p.piles {
+		if q.id == 0 || q.seen == p.frame || q.committed.Colour != f.Colour || q.committed.Number > f.Number {
+			continue
+		}
+		if d := math.Hypot(q.x-pl.x, q.y-pl.y); d < bd {
+			best, bd = q, d
+		}
+	}
+	return best
+}
+
+// lostPileReach is how close, in card widths, a find's centre must lie to
+// a lost pile's for lostPileUnder.
+const lostPileReach = 0.6
