@@ -357,18 +357,18 @@ func (a *Attributor) route(obs []referee.Observation, tMS int64, playing bool) [
 			}
 			a.queue = append(a.queue, p)
 		default:
-			a.decideAll(tMS, true) // counts and rounds come after every commit
+			a.attributeQueued(tMS, true) // counts and rounds come after every commit
 			a.queue = append(a.queue, pending{o: o})
 		}
 	}
 	if a.cfg.StackStop && playing && !a.stopped {
 		if s := a.bareSeat(tMS); s != nil {
-			a.decideAll(tMS, true) // the cards laid before the call count (C13)
+			a.attributeQueued(tMS, true) // the cards laid before the call count (C13)
 			a.queue = append(a.queue, pending{o: referee.Observation{Kind: referee.ObsStop, TimeMS: tMS, Player: s.player, By: "camera"}})
 			a.stopped = true
 		}
 	}
-	a.decideAll(tMS, !playing)
+	a.attributeQueued(tMS, !playing)
 	var out []referee.Observation
 	for len(a.queue) > 0 && (!a.queue[0].need || a.queue[0].done) {
 		out = append(out, a.queue[0].o)

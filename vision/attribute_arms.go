@@ -101,9 +101,9 @@ func (a *Attributor) armScores(pile int, t int64) map[string]int {
 	return out
 }
 
-// clearArm names the seat whose arm alone reached the pile, in at least
+// loneArm names the seat whose arm alone reached the pile, in at least
 // minArmFrames frames, or "".
-func clearArm(arms map[string]int) string {
+func loneArm(arms map[string]int) string {
 	who := ""
 	for name, n := range arms {
 		if n <= 0 {

@@ -7,6 +7,8 @@ import (
 	"ligretto/referee"
 )
 
+// pending is an observation in the attributor's queue, waiting to be
+// passed on in order.
 type pending struct {
 	o    referee.Observation
 	need bool           // a commit to attribute
@@ -14,17 +16,18 @@ type pending struct {
 	done bool
 }
 
-// decideAll decides the commits waiting in the queue; final decides them
+// attributeQueued names who laid the commits waiting in the queue; final
+// decides them
 // with what is known now, without waiting for busy seats.
-func (a *Attributor) decideAll(tMS int64, final bool) {
+func (a *Attributor) attributeQueued(tMS int64, final bool) {
 	for i := range a.queue {
 		if p := &a.queue[i]; p.need && !p.done {
-			a.decide(p, tMS, final)
+			a.attribute(p, tMS, final)
 		}
 	}
 }
 
-// decide attributes one commit, or leaves it waiting.
+// attribute names who laid one commit, or leaves it waiting.
 //
 // A card gone from a seat's stack or row was played (a row card moved
 // aside stays in the seat, C11), so one such loss of the face names the
@@ -33,13 +36,13 @@ func (a *Attributor) decideAll(tMS int64, final bool) {
 // busy seat was never seen there at all: then the arm that reached the
 // pile names the player, when it reached it alone and agrees with what
 // the seats lost.
-func (a *Attributor) decide(p *pending, tMS int64, final bool) {
+func (a *Attributor) attribute(p *pending, tMS int64, final bool) {
 	f, t := *p.o.Card, p.o.TimeMS
-	type cand struct {
+	type seatLoss struct {
 		s *seatWatch
 		l *loss
 	}
-	var strong, weak []cand
+	var strong, weak []seatLoss
 	var doubt []string
 	for _, s := range a.seats {
 		var best *loss
@@ -54,9 +57,9 @@ func (a *Attributor) decide(p *pending, tMS int64, final bool) {
 		}
 		switch {
 		case best != nil && best.dealt:
-			strong = append(strong, cand{s, best})
+			strong = append(strong, seatLoss{s, best})
 		case best != nil:
-			weak = append(weak, cand{s, best})
+			weak = append(weak, seatLoss{s, best})
 		case s.dirty && faceCounts(s.cards)[f] > 0:
 			// It showed the face when last read and has not been read
 			// since: it may have laid it.
@@ -64,12 +67,12 @@ func (a *Attributor) decide(p *pending, tMS int64, final bool) {
 		}
 	}
 	arms := p.arms
-	arm := clearArm(arms)
+	arm := loneArm(arms)
 	expired := final || tMS-t >= a.cfg.HoldMS
-	var pick *cand
+	var pick *seatLoss
 	evidence := ""
 	switch {
-	case len(strong) == 1 && len(doubt) == 0 && (len(weak) == 0 || !a.twin(p)):
+	case len(strong) == 1 && len(doubt) == 0 && (len(weak) == 0 || !a.sameFaceNearby(p)):
 		pick, evidence = &strong[0], EvidenceDeal
 	case len(strong) > 1 && arm != "":
 		// Two seats lost the face from their deal (two decks' cards
@@ -148,9 +151,9 @@ func (a *Attributor) othersArmsSeen(who string) bool {
 	return true
 }
 
-// twin reports whether another commit of the same face lies within the
+// sameFaceNearby reports whether another commit of the same face lies within the
 // window of p: then two seats' losses of it may belong to either.
-func (a *Attributor) twin(p *pending) bool {
+func (a *Attributor) sameFaceNearby(p *pending) bool {
 	for i := range a.queue {
 		q := &a.queue[i]
 		if q != p && q.need && *q.o.Card == *p.o.Card && abs64(q.o.TimeMS-p.o.TimeMS) <= a.cfg.WindowMS {

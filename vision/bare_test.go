@@ -80,7 +80,7 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 					p.bare.last[i] = p.frame
 				}
 			}
-			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: age, lowestSeen: c.lowest}
+			pl := &pile{quad: q, candidate: red3, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: age, lowestSeen: c.lowest}
 			if c.readAt > 0 {
 				pl.firstRead = map[referee.Face]int{red3: c.readAt}
 			} else {
@@ -124,7 +124,7 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			// Bare 2 frames before its find at 38; the red 3 read first at 66.
-			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, cand: red3, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
+			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, candidate: red3, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
 				firstRead: map[referee.Face]int{c.under: c.readAt, red3: 66}, sureReads: map[referee.Face]int{c.under: c.reads, red3: 4}}
 			p.piles = []*pile{pl}
 			obs := p.decide(gocv.Mat{}, 1000)
@@ -144,11 +144,11 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 	red3 := referee.Face{Colour: referee.Red, Number: 3}
 	for _, c := range []struct {
-		name     string
-		cand     referee.Face
-		n        int
-		conf     float64
-		wantSeen bool
+		name      string
+		candidate referee.Face
+		n         int
+		conf      float64
+		wantSeen  bool
 	}{
 		{"the next card, 3 unsure frames", referee.Face{Colour: referee.Red, Number: 4}, 3, 0.6, true},
 		{"the next card, 2 unsure frames", referee.Face{Colour: referee.Red, Number: 4}, 2, 0.89, false},
@@ -169,10 +169,10 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 			if n < 0 {
 				n, whole = -n, false
 			}
-			p.piles = []*pile{{id: 1, committed: red3, cand: c.cand, candN: n, candConf: c.conf, candSure: c.conf, reading: facePrediction(c.cand), candWhole: whole}}
+			p.piles = []*pile{{id: 1, committed: red3, candidate: c.candidate, candidateFrames: n, candidateConf: c.conf, candidateSure: c.conf, reading: facePrediction(c.candidate), sureFromWhole: whole}}
 			obs := p.decide(gocv.Mat{}, 1000)
-			if seen := len(obs) == 1 && *obs[0].Card == c.cand; seen != c.wantSeen {
-				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.cand, c.n, c.conf, obs, c.wantSeen)
+			if seen := len(obs) == 1 && *obs[0].Card == c.candidate; seen != c.wantSeen {
+				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.candidate, c.n, c.conf, obs, c.wantSeen)
 			}
 		})
 	}
@@ -197,7 +197,7 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(blue4)}}
+			p.piles = []*pile{{id: 1, committed: red9, candidate: blue4, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(blue4)}}
 			p.piles[0].laterSeen[10] = c.nextSeen
 			obs := p.decide(gocv.Mat{}, 1000)
 			var got []referee.Face
@@ -376,10 +376,10 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	green := func(n int) referee.Face { return referee.Face{Colour: referee.Green, Number: n} }
 	blue1 := referee.Face{Colour: referee.Blue, Number: 1}
 	for _, c := range []struct {
-		name  string
-		cand  referee.Face
-		ahead map[int]int
-		want  []referee.Face
+		name      string
+		candidate referee.Face
+		ahead     map[int]int
+		want      []referee.Face
 	}{
 		{"the 10 read twice", blue1, map[int]int{7: 2, 10: 2}, []referee.Face{green(10), blue1}},
 		{"the 9 read twice, the 10 once", blue1, map[int]int{9: 3, 10: 1}, []referee.Face{green(9), blue1}},
@@ -388,7 +388,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			pl := &pile{id: 1, committed: green(4), cand: c.cand, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(c.cand)}
+			pl := &pile{id: 1, committed: green(4), candidate: c.candidate, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(c.candidate)}
 			for n, k := range c.ahead {
 				pl.laterSeen[n] = k
 			}
@@ -549,12 +549,12 @@ func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70, nextID: 14}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			q := Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}
-			lost := &pile{id: 14, x: 24 + c.dx, y: 32, quad: q, whole: q, committed: c.lostTop, cand: c.lostTop, seen: 40}
+			lost := &pile{id: 14, x: 24 + c.dx, y: 32, quad: q, whole: q, committed: c.lostTop, candidate: c.lostTop, seen: 40}
 			if c.seenNow {
 				lost.seen = p.frame
 			}
 			// Found on bare table two frames after it was bare: strict.
-			find := &pile{x: 24, y: 32, quad: q, cand: c.find, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(c.find), born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
+			find := &pile{x: 24, y: 32, quad: q, candidate: c.find, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(c.find), born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
 			p.piles = []*pile{lost, find}
 			obs := p.decide(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || c.wantObs > 0 && (obs[0].Kind != c.wantKind || *obs[0].Card != c.find) {
@@ -609,7 +609,7 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 				}
 				// The pile's vote, as Process casts it, read sure.
 				p.vote(misread)
-				misread.candConf, misread.candSure = 1, 1
+				misread.candidateConf, misread.candidateSure = 1, 1
 				for _, o := range p.decide(gocv.Mat{}, int64(p.frame)*33) {
 					if o.Kind == referee.ObsPileShows && *o.Card == red1 {
 						fouls++

@@ -68,42 +68,42 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		}
 		for _, pl := range p.piles {
 			need := p.cfg.Stable
-			if p.cfg.SureStable > 0 && pl.candConf >= p.cfg.OpenConfidence && pl.candN >= p.cfg.SureStable && pl.candN < need &&
-				(pl.candWhole || pl.seen == p.frame && p.readsSure(frame, p.cameraQuad(pl.whole), pl.cand)) {
+			if p.cfg.SureStable > 0 && pl.candidateConf >= p.cfg.OpenConfidence && pl.candidateFrames >= p.cfg.SureStable && pl.candidateFrames < need &&
+				(pl.sureFromWhole || pl.seen == p.frame && p.readsSure(frame, p.cameraQuad(pl.whole), pl.candidate)) {
 				need = min(need, p.cfg.SureStable)
 			}
-			if pl.candN < need || pl.cand == pl.committed {
+			if pl.candidateFrames < need || pl.candidate == pl.committed {
 				continue
 			}
-			if pl.id == 0 && pl.candConf < p.cfg.OpenConfidence && pl.candN < p.cfg.OpenStable {
+			if pl.id == 0 && pl.candidateConf < p.cfg.OpenConfidence && pl.candidateFrames < p.cfg.OpenStable {
 				continue
 			}
-			if !p.expected(pl) && (turning || pl.candN < p.cfg.SurpriseStable || pl.candConf < p.cfg.OpenConfidence) {
+			if !p.expected(pl) && (turning || pl.candidateFrames < p.cfg.SurpriseStable || pl.candidateConf < p.cfg.OpenConfidence) {
 				continue // look twice before calling a foul or a jump, and not while the piles are turned over
 			}
-			if !p.expected(pl) && (pl.candSure < model.SureAt || pl.reading.Unsure()) {
+			if !p.expected(pl) && (pl.candidateSure < model.SureAt || pl.reading.Unsure()) {
 				// No foul on an unsure reading (C6, C7, C8 are called on
 				// what the camera is sure of): a card read under
 				// model.SureAt waits for a sure reading, in this frame,
 				// and is left out if none comes.
 				continue
 			}
-			if !p.expected(pl) && pl.seen == p.frame && !p.readsAlike(frame, p.cameraQuad(pl.quad), pl.cand) {
+			if !p.expected(pl) && pl.seen == p.frame && !p.readsAlike(frame, p.cameraQuad(pl.quad), pl.candidate) {
 				// An outline that takes in a strip of the card below reads
 				// wrong (see readsAlike): look again. (A candidate becomes
 				// sure only in a frame its pile was found in, so the check
 				// sees the card it is about.)
-				pl.candN = 0
+				pl.candidateFrames = 0
 				continue
 			}
-			f := pl.cand
+			f := pl.candidate
 			if lost := p.lostPileUnder(pl, f); lost != nil {
 				// Not a new pile: the card lies on a pile the tracker
 				// lost, which takes this find's place.
 				lost.x, lost.y, lost.quad, lost.seen = pl.x, pl.y, pl.quad, pl.seen
 				lost.sig, lost.reading, lost.hasRead, lost.back = pl.sig, pl.reading, pl.hasRead, pl.back
-				lost.cand, lost.candN, lost.candConf, lost.candWhole = pl.cand, pl.candN, pl.candConf, pl.candWhole
-				lost.candSure, lost.unsure = pl.candSure, pl.unsure
+				lost.candidate, lost.candidateFrames, lost.candidateConf, lost.sureFromWhole = pl.candidate, pl.candidateFrames, pl.candidateConf, pl.sureFromWhole
+				lost.candidateSure, lost.unsure = pl.candidateSure, pl.unsure
 				lost.laterSeen = [11]int{}
 				adopted = append(adopted, pl)
 				pl = lost

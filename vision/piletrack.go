@@ -16,26 +16,26 @@ import (
 
 // pile is a tracked centre pile.
 type pile struct {
-	id       int     // referee pile ID, 0 until its first card is committed
-	x, y     float64 // centre, in centre work pixels
-	quad     Quad    // last outline, centre work pixels
-	seen     int     // frame index last seen
-	sig      []float32
-	reading  model.Prediction
-	hasRead  bool
-	cand     referee.Face
-	candN    int
-	candConf float64 // the surest reading of cand so far (raw: model.Prediction.RawFaceConfidence)
-	// candSure is the surest calibrated reading of cand so far
+	id              int     // referee pile ID, 0 until its first card is committed
+	x, y            float64 // centre, in centre work pixels
+	quad            Quad    // last outline, centre work pixels
+	seen            int     // frame index last seen
+	sig             []float32
+	reading         model.Prediction
+	hasRead         bool
+	candidate       referee.Face
+	candidateFrames int
+	candidateConf   float64 // the surest reading of candidate so far (raw: model.Prediction.RawFaceConfidence)
+	// candidateSure is the surest calibrated reading of candidate so far
 	// (FaceConfidence): a foul needs one at least model.SureAt.
-	candSure float64
+	candidateSure float64
 	// unsure: the pile's latest face reading was under model.SureAt (its
 	// top shows as "?" until a reading is sure again).
 	unsure bool
-	// candWhole: a reading of cand at least OpenConfidence sure came from
+	// sureFromWhole: a reading of candidate at least OpenConfidence sure came from
 	// an outline not cut short (see cutShort); only such a reading lets
 	// SureStable commit.
-	candWhole bool
+	sureFromWhole bool
 	// area and whole are the outline's area and the outline itself when
 	// it last read the committed card.
 	area      float64

@@ -240,7 +240,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 		seenBefore := m.pl.seen >= p.frame-2
 		m.pl.seen = p.frame
 		if !quiet || !seenBefore {
-			m.pl.candN = 0
+			m.pl.candidateFrames = 0
 			continue
 		}
 		sig := signature(p.rect, m.q)

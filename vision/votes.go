@@ -13,7 +13,7 @@ import (
 //
 // Its thresholds (MinConfidence, OpenConfidence) compare the network's raw
 // confidence, which they were tuned on; whether a reading is sure enough
-// for a foul is the calibrated confidence's business (candSure, SureAt).
+// for a foul is the calibrated confidence's business (candidateSure, SureAt).
 func (p *Pipeline) vote(pl *pile) {
 	r := pl.reading
 	f := r.Face()
@@ -26,7 +26,7 @@ func (p *Pipeline) vote(pl *pile) {
 		pl.lowestSeen = f.Number
 	}
 	if pl.back || conf < p.cfg.MinConfidence {
-		pl.candN = 0
+		pl.candidateFrames = 0
 		return
 	}
 	if pl.id == 0 {
@@ -51,22 +51,22 @@ func (p *Pipeline) vote(pl *pile) {
 		// A surprise read from an outline smaller than a card (a
 		// neighbour's arm cut it) or as big as two (a merge with a
 		// neighbour) reads a part of a card: no foul is called on that.
-		pl.candN = 0
+		pl.candidateFrames = 0
 		return
 	}
 	if f == pl.committed {
 		pl.area, pl.whole = quadArea(pl.quad), pl.quad
 	}
-	if f == pl.cand && pl.candN > 0 {
-		pl.candN++
-		pl.candConf = math.Max(pl.candConf, conf)
-		pl.candSure = math.Max(pl.candSure, float64(r.FaceConfidence()))
+	if f == pl.candidate && pl.candidateFrames > 0 {
+		pl.candidateFrames++
+		pl.candidateConf = math.Max(pl.candidateConf, conf)
+		pl.candidateSure = math.Max(pl.candidateSure, float64(r.FaceConfidence()))
 	} else {
-		pl.cand, pl.candN, pl.candConf, pl.candWhole = f, 1, conf, false
-		pl.candSure = float64(r.FaceConfidence())
+		pl.candidate, pl.candidateFrames, pl.candidateConf, pl.sureFromWhole = f, 1, conf, false
+		pl.candidateSure = float64(r.FaceConfidence())
 	}
 	if conf >= p.cfg.OpenConfidence && !p.cutShort(pl) {
-		pl.candWhole = true
+		pl.sureFromWhole = true
 	}
 }
 
@@ -95,7 +95,7 @@ func (p *Pipeline) cutShort(pl *pile) bool {
 // expected reports whether the pile's candidate is the card a legal play
 // puts on it next, as the referee says (C6, C7, C8).
 func (p *Pipeline) expected(pl *pile) bool {
-	f := pl.cand
+	f := pl.candidate
 	if pl.id == 0 {
 		return referee.Starts(f)
 	}
@@ -106,7 +106,7 @@ func (p *Pipeline) expected(pl *pile) bool {
 // nextSeenFrames times since its last commit, when its candidate is a foul
 // (another colour, or not higher): that card was laid before the foul.
 func (p *Pipeline) seenBefore(pl *pile) (referee.Face, bool) {
-	top, f := pl.committed, pl.cand
+	top, f := pl.committed, pl.candidate
 	if p.expected(pl) || (f.Colour == top.Colour && f.Number > top.Number) {
 		return referee.Face{}, false
 	}
