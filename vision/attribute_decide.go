@@ -17,8 +17,7 @@ type pending struct {
 }
 
 // attributeQueued names who laid the commits waiting in the queue; final
-// decides them
-// with what is known now, without waiting for busy seats.
+// decides them with what is known now, without waiting for busy seats.
 func (a *Attributor) attributeQueued(tMS int64, final bool) {
 	for i := range a.queue {
 		if p := &a.queue[i]; p.need && !p.done {

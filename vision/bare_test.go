@@ -87,7 +87,7 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 				pl.born = 68
 			}
 			p.piles = []*pile{pl}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || obs[0].Kind != referee.ObsPileNew || obs[0].Card.Number != c.wantFirst {
 				t.Fatalf("got %+v", obs)
 			}
@@ -127,7 +127,7 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, candidate: red3, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
 				firstRead: map[referee.Face]int{c.under: c.readAt, red3: 66}, sureReads: map[referee.Face]int{c.under: c.reads, red3: 4}}
 			p.piles = []*pile{pl}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if len(obs) != 2 || obs[0].Kind != referee.ObsPileNew || *obs[0].Card != c.wantFirst || *obs[1].Card != red3 {
 				t.Fatalf("got %+v, want the pile opened with %v, then %v", obs, c.wantFirst, red3)
 			}
@@ -170,7 +170,7 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 				n, whole = -n, false
 			}
 			p.piles = []*pile{{id: 1, committed: red3, candidate: c.candidate, candidateFrames: n, candidateConf: c.conf, candidateSure: c.conf, reading: facePrediction(c.candidate), sureFromWhole: whole}}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if seen := len(obs) == 1 && *obs[0].Card == c.candidate; seen != c.wantSeen {
 				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.candidate, c.n, c.conf, obs, c.wantSeen)
 			}
@@ -199,7 +199,7 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
 			p.piles = []*pile{{id: 1, committed: red9, candidate: blue4, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(blue4)}}
 			p.piles[0].laterSeen[10] = c.nextSeen
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			var got []referee.Face
 			for _, o := range obs {
 				got = append(got, *o.Card)
@@ -263,7 +263,7 @@ func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
 			for range p.cfg.SurpriseStable {
 				p.vote(pl)
 			}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			foul := len(obs) == 1 && *obs[0].Card == yellow2
 			if foul != c.wantFoul {
 				t.Fatalf("find of %d%% a card's area read %v six times: observations %+v, want a foul %v", c.side*c.side, yellow2, obs, c.wantFoul)
@@ -286,12 +286,12 @@ func TestVote_C7_SureReadFromACutOutline(t *testing.T) {
 	p.vote(pl) // the 8, from its whole outline
 	pl.quad, pl.reading = squareQuad(9), facePrediction(green9)
 	p.vote(pl)
-	if obs := p.decide(gocv.Mat{}, 1000); len(obs) != 0 {
+	if obs := p.commitPolicy(gocv.Mat{}, 1000); len(obs) != 0 {
 		t.Fatalf("a sure 9 from an outline cut to %.0f%% committed: %+v", 100*81.0/121, obs)
 	}
 	pl.quad = squareQuad(11)
 	p.vote(pl)
-	obs := p.decide(gocv.Mat{}, 1033)
+	obs := p.commitPolicy(gocv.Mat{}, 1033)
 	if len(obs) != 1 || *obs[0].Card != green9 {
 		t.Fatalf("a sure 9 from the whole outline: observations %+v, want the 9", obs)
 	}
@@ -318,7 +318,7 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 				p.frame++
 				back.seen = p.frame
 				p.centreMotion = c.motion
-				p.decide(gocv.Mat{}, int64(p.frame)*33)
+				p.commitPolicy(gocv.Mat{}, int64(p.frame)*33)
 				if p.phase != referee.PhasePlaying {
 					break
 				}
@@ -355,7 +355,7 @@ func TestDecide_C13_AnUnsureFaceDoesNotHideTheStop(t *testing.T) {
 			for range 3 * p.cfg.StopFrames {
 				p.frame++
 				back.seen, misread.seen = p.frame, p.frame
-				p.decide(gocv.Mat{}, int64(p.frame)*33)
+				p.commitPolicy(gocv.Mat{}, int64(p.frame)*33)
 				if p.phase != referee.PhasePlaying {
 					break
 				}
@@ -394,7 +394,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 			}
 			p.piles = []*pile{pl}
 			var got []referee.Face
-			for _, o := range p.decide(gocv.Mat{}, 1000) {
+			for _, o := range p.commitPolicy(gocv.Mat{}, 1000) {
 				got = append(got, *o.Card)
 			}
 			if !slices.Equal(got, c.want) {
@@ -556,7 +556,7 @@ func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
 			// Found on bare table two frames after it was bare: strict.
 			find := &pile{x: 24, y: 32, quad: q, candidate: c.find, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(c.find), born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
 			p.piles = []*pile{lost, find}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || c.wantObs > 0 && (obs[0].Kind != c.wantKind || *obs[0].Card != c.find) {
 				t.Fatalf("got %+v, want %d observations, the first a %s of %v", obs, c.wantObs, c.wantKind, c.find)
 			}
@@ -610,7 +610,7 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 				// The pile's vote, as Process casts it, read sure.
 				p.vote(misread)
 				misread.candidateConf, misread.candidateSure = 1, 1
-				for _, o := range p.decide(gocv.Mat{}, int64(p.frame)*33) {
+				for _, o := range p.commitPolicy(gocv.Mat{}, int64(p.frame)*33) {
 					if o.Kind == referee.ObsPileShows && *o.Card == red1 {
 						fouls++
 					}

@@ -13,184 +13,248 @@ import (
 	"ligretto/referee"
 )
 
-// decide turns the piles' votes into observations.
-func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
-	var obs []referee.Observation
+// commitPolicy turns the piles' votes into observations: the commits and
+// the stop while playing, the count after the stop, and the next round.
+func (p *Pipeline) commitPolicy(frame gocv.Mat, tMS int64) []referee.Observation {
 	switch p.phase {
 	case referee.PhasePlaying:
-		var adopted []*pile // finds that turned out to be lost piles (see lostPileUnder)
-		defer func() {
-			p.piles = slices.DeleteFunc(p.piles, func(pl *pile) bool { return slices.Contains(adopted, pl) })
-		}()
-		// The stop: no pile shows its face any more (the piles were
-		// turned over and spread to be sorted by owner), and the centre
-		// is still. Stillness is required: hands over the piles also hide
-		// every face, and during play cards carried over the centre read
-		// as backs (backs fanned close are not found as cards, so backs
-		// cannot be required). Counting must wait for the spreading to
-		// end anyway. A face shows only if it reads as sure as a pile
-		// needs to open: a spread back read as a face half sure (a blue
-		// 1, 0.3-0.57, over a turned pile, 4 players seed 15) must not
-		// hide the stop for good.
-		// A face shows only where it is the pile's own card or its next:
-		// a surprise read when the piles have just been turned over and
-		// spread (a back misread as a face) must not hide the stop.
-		visible, found := 0, 0
-		for _, pl := range p.piles {
-			if pl.id == 0 || pl.seen != p.frame {
-				continue
-			}
-			found++
-			if f := pl.reading.Face(); p.showsFace(pl) && (f == pl.committed || referee.FitsOn(pl.committed, f)) {
-				visible++
-			}
+		return p.playObservations(frame, tMS)
+	case referee.PhaseCounting:
+		return p.afterStop(frame, tMS)
+	}
+	return nil
+}
+
+// playObservations calls the stop, or commits the piles whose candidates
+// have enough votes.
+func (p *Pipeline) playObservations(frame gocv.Mat, tMS int64) []referee.Observation {
+	turning, stop := p.watchStop()
+	if stop {
+		p.phase = referee.PhaseCounting
+		p.counted = false
+		return nil
+	}
+	var obs []referee.Observation
+	var adopted []*pile // finds that turned out to be lost piles (see lostPileUnder)
+	for _, pl := range p.piles {
+		if !p.readyToCommit(frame, pl, turning) {
+			continue
 		}
-		// Most open piles gone from one frame to the next (turned over and
-		// spread for the count, 8 players seed 22: 1 of 17 still found, a
-		// spread red back with white rings over it read as a red 1 1.0
-		// sure), no surprise is committed: what is read there now is a
-		// back misread (a C7 called on no play). Hands over half the piles
-		// only delay a foul's call.
-		turning := p.openPiles() >= 2 && 2*found < p.openPiles()
-		if p.openPiles() >= 2 && visible == 0 && p.centreMotion < stillCentre {
-			p.backFrames++
-		} else {
-			p.backFrames = 0
-		}
-		if p.seatsDown >= seatChecks {
-			// Over before two piles were opened (see watchSeats).
-			p.backFrames = p.cfg.StopFrames
-		}
-		if p.backFrames >= p.cfg.StopFrames {
-			p.phase = referee.PhaseCounting
-			p.counted = false
-			return nil
-		}
-		for _, pl := range p.piles {
-			need := p.cfg.Stable
-			if p.cfg.SureStable > 0 && pl.candidateConf >= p.cfg.OpenConfidence && pl.candidateFrames >= p.cfg.SureStable && pl.candidateFrames < need &&
-				(pl.sureFromWhole || pl.seen == p.frame && p.readsSure(frame, p.cameraQuad(pl.whole), pl.candidate)) {
-				need = min(need, p.cfg.SureStable)
-			}
-			if pl.candidateFrames < need || pl.candidate == pl.committed {
-				continue
-			}
-			if pl.id == 0 && pl.candidateConf < p.cfg.OpenConfidence && pl.candidateFrames < p.cfg.OpenStable {
-				continue
-			}
-			if !p.expected(pl) && (turning || pl.candidateFrames < p.cfg.SurpriseStable || pl.candidateConf < p.cfg.OpenConfidence) {
-				continue // look twice before calling a foul or a jump, and not while the piles are turned over
-			}
-			if !p.expected(pl) && (pl.candidateSure < model.SureAt || pl.reading.Unsure()) {
-				// No foul on an unsure reading (C6, C7, C8 are called on
-				// what the camera is sure of): a card read under
-				// model.SureAt waits for a sure reading, in this frame,
-				// and is left out if none comes.
-				continue
-			}
-			if !p.expected(pl) && pl.seen == p.frame && !p.readsAlike(frame, p.cameraQuad(pl.quad), pl.candidate) {
-				// An outline that takes in a strip of the card below reads
-				// wrong (see readsAlike): look again. (A candidate becomes
-				// sure only in a frame its pile was found in, so the check
-				// sees the card it is about.)
-				pl.candidateFrames = 0
-				continue
-			}
-			f := pl.candidate
-			if lost := p.lostPileUnder(pl, f); lost != nil {
-				// Not a new pile: the card lies on a pile the tracker
-				// lost, which takes this find's place.
-				lost.x, lost.y, lost.quad, lost.seen = pl.x, pl.y, pl.quad, pl.seen
-				lost.sig, lost.reading, lost.hasRead, lost.back = pl.sig, pl.reading, pl.hasRead, pl.back
-				lost.candidate, lost.candidateFrames, lost.candidateConf, lost.sureFromWhole = pl.candidate, pl.candidateFrames, pl.candidateConf, pl.sureFromWhole
-				lost.candidateSure, lost.unsure = pl.candidateSure, pl.unsure
-				lost.laterSeen = [11]int{}
-				adopted = append(adopted, pl)
-				pl = lost
-				if f != pl.committed {
-					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
-				}
-			} else if pl.id == 0 {
-				p.nextID++
-				pl.id = p.nextID
-				first := f
-				readAfter := p.frame - pl.born
-				if at, ok := pl.firstRead[f]; ok {
-					readAfter = at - pl.born
-				}
-				glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number // a 1 or a lower card
-				strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
-				if debugStart != nil && f.Number != 1 {
-					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
-				}
-				if f.Number != 1 && !strict {
-					// The 1 under it was missed (see StrictStarts), unless
-					// a bad start was read there before this card covered it.
-					first = referee.Face{Colour: f.Colour, Number: 1}
-					if g, ok := p.badFirst(pl, f); ok {
-						first = g
-					}
-				}
-				obs = append(obs, referee.Observation{Kind: referee.ObsPileNew, TimeMS: tMS, Pile: pl.id, Card: &first, By: "camera"})
-				if first != f {
-					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
-				}
-			} else {
-				if seen, ok := p.seenBefore(pl); ok {
-					// A legal card of the pile was read before this foul
-					// covered it: it was played first (a 10 then a card on
-					// it breaks C8, not C7).
-					obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &seen, By: "camera"})
-				}
+		f := pl.candidate
+		if lost := p.lostPileUnder(pl, f); lost != nil {
+			// Not a new pile: the card lies on a pile the tracker
+			// lost, which takes this find's place.
+			adopted = append(adopted, pl)
+			pl = adoptLostPile(lost, pl)
+			if f != pl.committed {
 				obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 			}
-			if pl.committed == (referee.Face{}) {
-				p.noteCardArea(quadArea(pl.quad))
-			}
-			pl.committed = f
-			pl.area, pl.whole = quadArea(pl.quad), pl.quad
-			pl.laterSeen = [11]int{}
+		} else if pl.id == 0 {
+			obs = append(obs, p.openPile(pl, f, tMS)...)
+		} else {
+			obs = append(obs, p.growPile(pl, f, tMS)...)
 		}
-	case referee.PhaseCounting:
-		if p.counted {
-			// The next round: the centre is empty again.
-			if p.centreEmpty() {
-				p.piles, p.nextID, p.backFrames = nil, 0, 0
-				p.seatsDown, p.rowsSeen = 0, false
-				p.bare = bareMap{}
-				p.phase = referee.PhasePlaying
-				obs = append(obs, referee.Observation{Kind: referee.ObsRound, TimeMS: tMS, By: "camera"})
-			}
-			return obs
+		p.noteCommit(pl, f)
+	}
+	p.piles = slices.DeleteFunc(p.piles, func(pl *pile) bool { return slices.Contains(adopted, pl) })
+	return obs
+}
+
+// watchStop counts the frames that look like the stop and reports whether
+// it is called, and whether the piles are being turned over (most open
+// piles gone from one frame to the next): no surprise is committed then.
+//
+// The stop: no pile shows its face any more (the piles were turned over
+// and spread to be sorted by owner), and the centre is still. Stillness is
+// required: hands over the piles also hide every face, and during play
+// cards carried over the centre read as backs (backs fanned close are not
+// found as cards, so backs cannot be required). Counting must wait for the
+// spreading to end anyway. A face shows only if it reads as sure as a pile
+// needs to open, and only where it is the pile's own card or its next: a
+// spread back misread as a face must not hide the stop.
+func (p *Pipeline) watchStop() (turning, stop bool) {
+	visible, found := 0, 0
+	for _, pl := range p.piles {
+		if pl.id == 0 || pl.seen != p.frame {
+			continue
 		}
-		if p.counting == nil {
-			if p.stillFor() < 3 {
-				return nil
-			}
-			p.counting = p.newCountJob(frame, tMS)
+		found++
+		if f := pl.reading.Face(); p.showsFace(pl) && (f == pl.committed || referee.FitsOn(pl.committed, f)) {
+			visible++
 		}
-		// Steps of the count while the frame, with another step as long
-		// as the last, stays within countBudget; at least one, so that it
-		// ends, and all that is left once it has taken countFrames, so
-		// that it ends in time on a loaded machine too (a video may end
-		// a few seconds after the stop).
-		p.counting.frames++
-		last := p.counting.frames >= countFrames
-		for {
-			s0 := time.Now()
-			if p.counting.step(p) || !last && time.Since(p.frameStart)+time.Since(s0) >= countBudget {
-				break
-			}
+	}
+	// What is read where most open piles were a frame ago is a back
+	// misread (a C7 called on no play); hands over half the piles only
+	// delay a foul's call.
+	turning = p.openPiles() >= 2 && 2*found < p.openPiles()
+	if p.openPiles() >= 2 && visible == 0 && p.centreMotion < stillCentre {
+		p.backFrames++
+	} else {
+		p.backFrames = 0
+	}
+	if p.seatsDown >= seatChecks {
+		// Over before two piles were opened (see watchSeats).
+		p.backFrames = p.cfg.StopFrames
+	}
+	return turning, p.backFrames >= p.cfg.StopFrames
+}
+
+// readyToCommit reports whether the pile's candidate has the votes to be
+// committed now.
+func (p *Pipeline) readyToCommit(frame gocv.Mat, pl *pile, turning bool) bool {
+	if pl.candidateFrames < p.framesNeeded(frame, pl) || pl.candidate == pl.committed {
+		return false
+	}
+	if pl.id == 0 && pl.candidateConf < p.cfg.OpenConfidence && pl.candidateFrames < p.cfg.OpenStable {
+		return false
+	}
+	return p.expected(pl) || p.surpriseHolds(frame, pl, turning)
+}
+
+// framesNeeded is how many quiet frames must read the pile's candidate:
+// Stable, or SureStable once one read it sure from a whole outline (or
+// the last whole outline reads it sure now, see readsSure).
+func (p *Pipeline) framesNeeded(frame gocv.Mat, pl *pile) int {
+	need := p.cfg.Stable
+	if p.cfg.SureStable > 0 && pl.candidateConf >= p.cfg.OpenConfidence && pl.candidateFrames >= p.cfg.SureStable && pl.candidateFrames < need &&
+		(pl.sureFromWhole || pl.seen == p.frame && p.readsSure(frame, p.cameraQuad(pl.whole), pl.candidate)) {
+		need = min(need, p.cfg.SureStable)
+	}
+	return need
+}
+
+// surpriseHolds reports whether a candidate that is not the card the pile
+// expects (a foul, a jump, a bad start) may be committed: it is looked at
+// twice, and not while the piles are turned over.
+func (p *Pipeline) surpriseHolds(frame gocv.Mat, pl *pile, turning bool) bool {
+	if turning || pl.candidateFrames < p.cfg.SurpriseStable || pl.candidateConf < p.cfg.OpenConfidence {
+		return false
+	}
+	if pl.candidateSure < model.SureAt || pl.reading.Unsure() {
+		// No foul on an unsure reading (C6, C7, C8 are called on what
+		// the camera is sure of): a card read under model.SureAt waits
+		// for a sure reading, in this frame, and is left out if none
+		// comes.
+		return false
+	}
+	if pl.seen == p.frame && !p.readsAlike(frame, p.cameraQuad(pl.quad), pl.candidate) {
+		// An outline that takes in a strip of the card below reads
+		// wrong (see readsAlike): look again. (A candidate becomes sure
+		// only in a frame its pile was found in, so the check sees the
+		// card it is about.)
+		pl.candidateFrames = 0
+		return false
+	}
+	return true
+}
+
+// adoptLostPile gives the lost pile the find's place and votes, and
+// returns it.
+func adoptLostPile(lost, find *pile) *pile {
+	lost.x, lost.y, lost.quad, lost.seen = find.x, find.y, find.quad, find.seen
+	lost.sig, lost.reading, lost.hasRead, lost.back = find.sig, find.reading, find.hasRead, find.back
+	lost.candidate, lost.candidateFrames, lost.candidateConf, lost.sureFromWhole = find.candidate, find.candidateFrames, find.candidateConf, find.sureFromWhole
+	lost.candidateSure, lost.unsure = find.candidateSure, find.unsure
+	lost.laterSeen = [11]int{}
+	return lost
+}
+
+// openPile commits a new pile's first card f. A first card that cannot
+// start a pile (C6) is reported as is only when no 1 can lie under it (see
+// StrictStarts); else the pile is reported as its 1, or as a bad start read
+// there before f covered it, with f shown on it.
+func (p *Pipeline) openPile(pl *pile, f referee.Face, tMS int64) []referee.Observation {
+	p.nextID++
+	pl.id = p.nextID
+	first := f
+	readAfter := p.frame - pl.born
+	if at, ok := pl.firstRead[f]; ok {
+		readAfter = at - pl.born
+	}
+	glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number // a 1 or a lower card
+	strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
+	if debugStart != nil && !referee.Starts(f) {
+		debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
+	}
+	if !referee.Starts(f) && !strict {
+		first = referee.Face{Colour: f.Colour, Number: 1}
+		if g, ok := p.badFirst(pl, f); ok {
+			first = g
 		}
-		if !p.counting.done() {
-			return nil
-		}
-		j := p.counting
-		obs = p.countObservations(j.centre, j.stack, j.tMS)
-		j.Close()
-		p.counting, p.counted = nil, true
+	}
+	obs := []referee.Observation{{Kind: referee.ObsPileNew, TimeMS: tMS, Pile: pl.id, Card: &first, By: "camera"}}
+	if first != f {
+		obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
 	}
 	return obs
+}
+
+// growPile commits f on an open pile, after the later card of the pile
+// read before f covered it, if any (see seenBefore).
+func (p *Pipeline) growPile(pl *pile, f referee.Face, tMS int64) []referee.Observation {
+	var obs []referee.Observation
+	if seen, ok := p.seenBefore(pl); ok {
+		// It was played first: a 10 then a card on it breaks C8, not C7.
+		obs = append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &seen, By: "camera"})
+	}
+	return append(obs, referee.Observation{Kind: referee.ObsPileShows, TimeMS: tMS, Pile: pl.id, Card: &f, By: "camera"})
+}
+
+// noteCommit records f as the pile's top, and the outline that read it.
+func (p *Pipeline) noteCommit(pl *pile, f referee.Face) {
+	if pl.committed == (referee.Face{}) {
+		p.noteCardArea(quadArea(pl.quad))
+	}
+	pl.committed = f
+	pl.area, pl.whole = quadArea(pl.quad), pl.quad
+	pl.laterSeen = [11]int{}
+}
+
+// afterStop counts the cards once the table is still after the stop, a
+// few steps a frame, and starts the next round once the centre is empty.
+func (p *Pipeline) afterStop(frame gocv.Mat, tMS int64) []referee.Observation {
+	if p.counted {
+		return p.nextRound(tMS)
+	}
+	if p.counting == nil {
+		if !p.waitedAfterStop() {
+			return nil
+		}
+		p.counting = p.newCountJob(frame, tMS)
+	}
+	// Steps of the count while the frame, with another step as long
+	// as the last, stays within countBudget; at least one, so that it
+	// ends, and all that is left once it has taken countFrames, so
+	// that it ends in time on a loaded machine too (a video may end
+	// a few seconds after the stop).
+	p.counting.frames++
+	last := p.counting.frames >= countFrames
+	for {
+		s0 := time.Now()
+		if p.counting.step(p) || !last && time.Since(p.frameStart)+time.Since(s0) >= countBudget {
+			break
+		}
+	}
+	if !p.counting.done() {
+		return nil
+	}
+	j := p.counting
+	obs := p.countObservations(j.centre, j.stack, j.tMS)
+	j.Close()
+	p.counting, p.counted = nil, true
+	return obs
+}
+
+// nextRound starts the next round once the centre is empty again.
+func (p *Pipeline) nextRound(tMS int64) []referee.Observation {
+	if !p.centreEmpty() {
+		return nil
+	}
+	p.piles, p.nextID, p.backFrames = nil, 0, 0
+	p.seatsDown, p.rowsSeen = 0, false
+	p.bare = bareMap{}
+	p.phase = referee.PhasePlaying
+	return []referee.Observation{{Kind: referee.ObsRound, TimeMS: tMS, By: "camera"}}
 }
 
 // badFirst finds a bad start (C6) under a pile's first committed card f:
@@ -233,13 +297,12 @@ const badFirstReads = 3
 // whose first card read is not a 1.
 var debugStart func(pile int, first referee.Face, bareAge, sinceBorn, readAfter, lowestSeen int)
 
-// stillFor counts the frames on from the stop's StopFrames still ones and
-// reports 3 once three more have passed: the count waits that long.
-func (p *Pipeline) stillFor() int {
-	if p.backFrames++; p.backFrames < p.cfg.StopFrames+3 {
-		return 0
-	}
-	return 3
+// waitedAfterStop counts the frames on from the stop's StopFrames still
+// ones and reports whether three more have passed: the count waits that
+// long.
+func (p *Pipeline) waitedAfterStop() bool {
+	p.backFrames++
+	return p.backFrames >= p.cfg.StopFrames+3
 }
 
 // stillCentre is the most of the centre that may change between two

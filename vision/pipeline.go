@@ -280,7 +280,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	if err := p.watchSeats(frame); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	obs := p.decide(frame, tMS)
+	obs := p.commitPolicy(frame, tMS)
 	p.t.Track += time.Since(t4)
 	if p.attr != nil {
 		return p.attr.Observe(frame, tMS, p.phase == referee.PhasePlaying, obs)
