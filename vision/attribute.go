@@ -1,5 +1,8 @@
 package vision
 
+// Attribution, part 1: the Attributor, its configuration, and the frames
+// and observations it is fed.
+//
 // Live attribution: which player laid each card the pipeline commits to a
 // centre pile, and the stop when a player's Ligretto stack is seen empty
 // (C13). Each player plays only their own deck, so the card laid is theirs
@@ -389,7 +392,10 @@ func (a *Attributor) newRound() {
 
 // Attributor returns the pipeline's attributor, or nil when
 // PipelineConfig.Attribute is off.
-func (p *Pipeline) Attributor() *Attributor { return p.attr }
+func (p *Pipeline) Attributor() *Attributor {
+	a, _ := p.hook.(*Attributor)
+	return a
+}
 
 // attachAttributor gives the pipeline an attributor when its config asks
 // for one, with the pipeline's piles to follow arms to.
@@ -401,15 +407,7 @@ func (p *Pipeline) attachAttributor() error {
 	if err != nil {
 		return err
 	}
-	p.attr = a
-	a.locate = func(id int) (calibration.Point, bool) {
-		for _, pl := range p.piles {
-			if pl.id == id && p.view != nil {
-				c := p.view.centreToCamera(pl.x, pl.y)
-				return calibration.Point{X: float64(c.X), Y: float64(c.Y)}, true
-			}
-		}
-		return calibration.Point{}, false
-	}
+	a.locate = p.pileCentre
+	p.hook = a
 	return nil
 }

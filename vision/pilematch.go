@@ -3,6 +3,7 @@ package vision
 // Matching the frame's finds to the tracked piles.
 
 import (
+	"image"
 	"math"
 	"slices"
 
@@ -14,6 +15,54 @@ import (
 type pileFind struct {
 	pl *pile
 	q  Quad
+}
+
+// matchFinds matches the frame's finds to the piles by position, starting
+// piles on still finds that match none, and adds the piles heldPiles keeps
+// while playing.
+func (p *Pipeline) matchFinds(quads []Quad) []pileFind {
+	var found []pileFind
+	reach := 0.45 * calibration.CardWMM * WorkPxPerMM
+	// Finds that never became a pile are forgotten once out of sight.
+	p.piles = slices.DeleteFunc(p.piles, func(pl *pile) bool { return pl.id == 0 && p.frame-pl.seen > forgetFrames })
+	for _, q := range quads {
+		x, y := q.Centre()
+		// A known pile first: a find on a hand or arm nearby must not
+		// take a real pile's place.
+		var best *pile
+		for _, known := range []bool{true, false} {
+			bd := reach
+			for _, pl := range p.piles {
+				if d := math.Hypot(pl.x-x, pl.y-y); (pl.id > 0) == known && d < bd {
+					best, bd = pl, d
+				}
+			}
+			if best != nil {
+				break
+			}
+		}
+		if best == nil {
+			// Only a still find may start a pile: a card lies still, a
+			// hand or an arm (often card-shaped at this scale) moves.
+			r := boundsOf(q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
+			if p.prev.Empty() || r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
+				continue
+			}
+			if !p.differsFromTable(q) {
+				continue
+			}
+			// Still now, as the quiet test below would find: its reading
+			// may count from this frame (seen as if in the last one too).
+			best = &pile{x: x, y: y, settled: -1, born: p.frame, seen: p.frame - 1, bareAge: p.bare.bareAge(q, p.frame)}
+			p.piles = append(p.piles, best)
+		}
+		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
+		found = append(found, pileFind{best, q})
+	}
+	if p.phase == referee.PhasePlaying {
+		found = append(found, p.heldPiles(found)...)
+	}
+	return found
 }
 
 // holdContrast is the least borderContrast of a pile's card that the

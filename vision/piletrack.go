@@ -136,6 +136,17 @@ func (p *Pipeline) cardSized(q Quad) bool {
 	return a >= minCardArea*p.cardArea && a <= maxCardArea*p.cardArea
 }
 
+// pileCentre is where the referee's pile id lies, in camera pixels.
+func (p *Pipeline) pileCentre(id int) (calibration.Point, bool) {
+	for _, pl := range p.piles {
+		if pl.id == id && p.view != nil {
+			c := p.view.centreToCamera(pl.x, pl.y)
+			return calibration.Point{X: float64(c.X), Y: float64(c.Y)}, true
+		}
+	}
+	return calibration.Point{}, false
+}
+
 // cameraQuad maps q, in centre work pixels, to camera pixels.
 func (p *Pipeline) cameraQuad(q Quad) Quad {
 	var cam Quad

@@ -2,8 +2,6 @@ package vision
 
 import (
 	"fmt"
-	"image"
-	"math"
 	"slices"
 	"time"
 
@@ -19,6 +17,13 @@ type Timing struct {
 	Frames                                   int
 	Rectify, Motion, Detect, Classify, Track time.Duration
 	Crops                                    int // crops classified
+}
+
+// frameHook watches each frame after the pipeline and passes its
+// observations on, amended: the Attributor (see attachAttributor).
+type frameHook interface {
+	Observe(frame gocv.Mat, tMS int64, playing bool, obs []referee.Observation) ([]referee.Observation, error)
+	Close()
 }
 
 // Pipeline turns frames into referee observations. It is not safe for
@@ -68,7 +73,7 @@ type Pipeline struct {
 	cardAreas []float64
 	cardArea  float64
 	t         Timing
-	attr      *Attributor // nil unless cfg.Attribute
+	hook      frameHook // nil unless cfg.Attribute (then the Attributor)
 }
 
 // NewPipeline makes a pipeline for frames of the calibrated camera.
@@ -119,7 +124,9 @@ func (p *Pipeline) Close() {
 	if p.bareLight != nil {
 		p.bareLight.Close()
 	}
-	p.attr.Close()
+	if p.hook != nil {
+		p.hook.Close()
+	}
 	if p.counting != nil {
 		p.counting.Close()
 	}
@@ -186,75 +193,10 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	}
 	t2 := time.Now()
 	p.t.Detect += t2.Sub(t1)
-	// Match finds to piles by position.
-	var found []pileFind
-	reach := 0.45 * calibration.CardWMM * WorkPxPerMM
-	// Finds that never became a pile are forgotten once out of sight.
-	p.piles = slices.DeleteFunc(p.piles, func(pl *pile) bool { return pl.id == 0 && p.frame-pl.seen > forgetFrames })
-	for _, q := range quads {
-		x, y := q.Centre()
-		// A known pile first: a find on a hand or arm nearby must not
-		// take a real pile's place.
-		var best *pile
-		for _, known := range []bool{true, false} {
-			bd := reach
-			for _, pl := range p.piles {
-				if d := math.Hypot(pl.x-x, pl.y-y); (pl.id > 0) == known && d < bd {
-					best, bd = pl, d
-				}
-			}
-			if best != nil {
-				break
-			}
-		}
-		if best == nil {
-			// Only a still find may start a pile: a card lies still, a
-			// hand or an arm (often card-shaped at this scale) moves.
-			r := boundsOf(q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
-			if p.prev.Empty() || r.Dx() <= 4 || r.Dy() <= 4 || motionFraction(p.rect, p.prev, r) > p.cfg.MaxMotion {
-				continue
-			}
-			if !p.differsFromTable(q) {
-				continue
-			}
-			// Still now, as the quiet test below would find: its reading
-			// may count from this frame (seen as if in the last one too).
-			best = &pile{x: x, y: y, settled: -1, born: p.frame, seen: p.frame - 1, bareAge: p.bare.bareAge(q, p.frame)}
-			p.piles = append(p.piles, best)
-		}
-		best.x, best.y, best.quad = 0.7*best.x+0.3*x, 0.7*best.y+0.3*y, q
-		found = append(found, pileFind{best, q})
-	}
-	if p.phase == referee.PhasePlaying {
-		found = append(found, p.heldPiles(found)...)
-	}
-	// Quiet piles: little change since the last frame over their box.
-	var todo []pileFind
-	var crops []model.Crop
-	for _, m := range found {
-		r := boundsOf(m.q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
-		quiet := !p.prev.Empty() && r.Dx() > 4 && r.Dy() > 4 && motionFraction(p.rect, p.prev, r) <= p.cfg.MaxMotion
-		// Found in one of the last two frames: a pile at the edge of being
-		// found (an arm's shadow touching it) is missed every other frame,
-		// and a hand over it in the frame missed shows as motion now.
-		seenBefore := m.pl.seen >= p.frame-2
-		m.pl.seen = p.frame
-		if !quiet || !seenBefore {
-			m.pl.candidateFrames = 0
-			continue
-		}
-		sig := signature(p.rect, m.q)
-		if m.pl.hasRead && sigDiff(sig, m.pl.sig) < 0.03 {
-			p.vote(m.pl)
-			continue
-		}
-		m.pl.sig = sig
-		c, err := cropFromCamera(frame, p.cameraQuad(m.q), p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
-		if err != nil {
-			return nil, err
-		}
-		crops = append(crops, c)
-		todo = append(todo, m)
+	found := p.matchFinds(quads)
+	todo, crops, err := p.quietCrops(frame, found)
+	if err != nil {
+		return nil, err
 	}
 	p.centreMotion = 1
 	if !p.prev.Empty() {
@@ -282,8 +224,8 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	}
 	obs := p.commitPolicy(frame, tMS)
 	p.t.Track += time.Since(t4)
-	if p.attr != nil {
-		return p.attr.Observe(frame, tMS, p.phase == referee.PhasePlaying, obs)
+	if p.hook != nil {
+		return p.hook.Observe(frame, tMS, p.phase == referee.PhasePlaying, obs)
 	}
 	return obs, nil
 }

@@ -3,11 +3,47 @@ package vision
 // Voting: a pile's readings, frame by frame, towards its next commit.
 
 import (
+	"image"
 	"math"
+
+	"gocv.io/x/gocv"
 
 	"ligretto/model"
 	"ligretto/referee"
 )
+
+// quietCrops marks the found piles seen, votes again for those that lie
+// quiet and look as when last read, and cuts a crop to read for the
+// quiet ones that changed (todo).
+func (p *Pipeline) quietCrops(frame gocv.Mat, found []pileFind) (todo []pileFind, crops []model.Crop, err error) {
+	// Quiet piles: little change since the last frame over their box.
+	for _, m := range found {
+		r := boundsOf(m.q).Inset(-2).Intersect(image.Rectangle{Max: image.Pt(p.rect.Cols(), p.rect.Rows())})
+		quiet := !p.prev.Empty() && r.Dx() > 4 && r.Dy() > 4 && motionFraction(p.rect, p.prev, r) <= p.cfg.MaxMotion
+		// Found in one of the last two frames: a pile at the edge of being
+		// found (an arm's shadow touching it) is missed every other frame,
+		// and a hand over it in the frame missed shows as motion now.
+		seenBefore := m.pl.seen >= p.frame-2
+		m.pl.seen = p.frame
+		if !quiet || !seenBefore {
+			m.pl.candidateFrames = 0
+			continue
+		}
+		sig := signature(p.rect, m.q)
+		if m.pl.hasRead && sigDiff(sig, m.pl.sig) < 0.03 {
+			p.vote(m.pl)
+			continue
+		}
+		m.pl.sig = sig
+		c, err := cropFromCamera(frame, p.cameraQuad(m.q), p.cal.WhiteBalance, p.mcfg.Width, p.mcfg.Height)
+		if err != nil {
+			return nil, nil, err
+		}
+		crops = append(crops, c)
+		todo = append(todo, m)
+	}
+	return todo, crops, nil
+}
 
 // vote counts the pile's current reading towards a commit.
 //
