@@ -66,8 +66,8 @@ func (p *Pipeline) matchFinds(quads []Quad) []pileFind {
 }
 
 // holdContrast is the least borderContrast of a pile's card that the
-// finder lost and heldPiles keeps: clear cards beside an arm measured
-// 0.92-1.0, cards a hand or fingers lay over 0.43-0.90 (4 players seed 3).
+// finder lost and heldPiles keeps: a clear card beside an arm, not one a
+// hand or fingers lie over.
 const holdContrast = 0.9
 
 // holdDiffers is the least tableDiffers of a pile's card that heldPiles
@@ -113,9 +113,8 @@ func (p *Pipeline) heldPiles(found []pileFind) []pileFind {
 // in this frame, whose centre is less than lostPileReach from pl's. Cards
 // of two piles do not lie that close; outlines that take in a touching
 // neighbour draw a pile's tracked centre aside, past the reach of the
-// finds of its own card (12 players seed 18: 13 px), and that card,
-// found where it truly lies, started a second pile on it, whose first card
-// (a 5) was called a bad start (C6).
+// finds of its own card, and that card, found where it truly lies, would
+// start a second pile on it, called a bad start (C6).
 func (p *Pipeline) lostPileUnder(pl *pile, f referee.Face) *pile {
 	if pl.id != 0 {
 		return nil

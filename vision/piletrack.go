@@ -109,9 +109,8 @@ func (p *Pipeline) inCentre(qs []Quad) []Quad {
 const forgetFrames = 30
 
 // A surprise reading counts only from a find whose outline is between
-// these multiples of a lone card's area on this table (cardArea): in a simulated 12-player round, piles' outlines (their cards
-// a few millimetres apart) measured 0.8-1.15 of it, a find cut by a
-// neighbour's arm 0.6, and two touching piles are two.
+// these multiples of a lone card's area on this table (cardArea): a find
+// cut by a neighbour's arm is smaller, two touching piles are two.
 const minCardArea, maxCardArea = 0.7, 1.8
 
 // noteCardArea records the outline area of a pile's first card, a lone

@@ -10,9 +10,8 @@ import (
 type PipelineConfig struct {
 	// Stable is how many consecutive quiet frames must agree on a pile's
 	// reading before it is committed, when none of them was sure (see
-	// SureStable). 3: a fingertip on a blue 8 read it as a 9 at 51% and
-	// then 89% in two quiet frames, the 9 was committed, and the 8 read
-	// again when the hand lifted was called a foul (2 players seed 24).
+	// SureStable): two unsure frames under a fingertip can agree on a
+	// misread.
 	Stable int
 	// SureStable is how many quiet frames suffice when one of them read
 	// the candidate at least OpenConfidence sure: a sure reading of the
@@ -41,16 +40,10 @@ type PipelineConfig struct {
 	// colours are misread) was glimpsed there however unsurely, and the
 	// bare-table map sees the card itself (it may not see a green card on
 	// green felt, so it may not have seen a 1 either). A 1 laid, seen by
-	// the others and answered with a 2 takes longer than BareFrames: in
-	// the simulated rounds (seeds 11-30, 2 to 12 players) a legal pile
-	// whose 1 the camera missed (hands over it the whole time) was read
-	// 26 frames or more after its spot was bare, a bad start 4-25 frames
-	// (mostly 8-13); with fouls that wait, as legal plays do, to see the
-	// top they land on (session 20; 75 rounds: seeds 11-18 and 21-30), a
-	// legal pile 24 frames or more (12 players seed 27: at 24, a legal 2
-	// called a bad start), a bad start 4-18 and once 24: 22 keeps two
-	// frames from the legal side. A hand over the spot is not bare table even when it
-	// has the table's colour (see tableTexture). Otherwise the pile is
+	// the others and answered with a 2 takes longer than BareFrames,
+	// which lies just short of the quickest legal pile whose 1 the camera
+	// missed. A hand over the spot is not bare table even when it has the
+	// table's colour (see tableTexture). Otherwise the pile is
 	// reported as its 1 with the rest inferred, since a legal play must
 	// never be reported as a violation.
 	StrictStarts bool
@@ -60,10 +53,8 @@ type PipelineConfig struct {
 	// next card (the next number of the pile's colour, or a 1 on a new
 	// pile): a jump, a foul or a bad start. A card still settling, a
 	// glimpse of a neighbour, or a 10 read as a 1 for a frame or two must
-	// not become a violation. A foul covered by the next card 0.6 s later
-	// is in plain view 7-11 frames and read 4-5 times, so 4 (6 to 5 and
-	// then 5 to 4 each gained a foul or two with their rule, on 80 rounds,
-	// seeds 11-30, and on 20 fresh ones, seeds 31-35, with no false call).
+	// not become a violation, while a foul covered quickly by the next
+	// card is read only a few times.
 	// The reading must also hold from crops moved along the card
 	// (readsAlike), which is what keeps a sure misread from a call.
 	SurpriseStable int

@@ -41,9 +41,7 @@ const alikeShift = 0.06
 // from crops moved a little towards either end of the card. A pile's
 // outline can take in a strip of the card below it, where the top card
 // lies offset: the crop then loses the end of the numeral turned at the
-// far end, and the network can read it sure and wrong (12 players seed 18:
-// a red 5 read red 2 at 0.96-1.0 for 7 frames, a foul called on a legal
-// play; moved 5% the other way it reads red 5 at 1.0). A card truly there
+// far end, and the network can read it sure and wrong. A card truly there
 // reads the same from both. Only a surprise (a foul, a jump, a bad start)
 // pays for the two extra crops.
 func (p *Pipeline) readsAlike(frame gocv.Mat, q Quad, f referee.Face) bool {

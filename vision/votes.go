@@ -114,12 +114,9 @@ func (p *Pipeline) showsFace(pl *pile) bool {
 
 // cutShortArea is the share of its last outline's area below which a
 // pile's outline is cut short: a fingertip or a neighbour's hand at one end
-// of the card cut it to 0.74-0.80 of its area, and the crop, missing most
-// of the numeral turned at that end, read an 8 as a 9, 89-95% sure (2
-// players seed 24, 8 players seed 35). A new card's outline is often cut
-// by the hand leaving it too (refusing every cut outline's quick commit put
-// the settle delay's p95 at 4 frames), hence readsSure rather than a
-// refusal.
+// of the card cuts it, and the crop, missing most of the numeral turned at
+// that end, can misread it sure. A new card's outline is often cut by the
+// hand leaving it too, hence readsSure rather than a refusal.
 const cutShortArea = 0.85
 
 // cutShort reports whether the pile's outline is much smaller than when it
