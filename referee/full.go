@@ -555,11 +555,11 @@ func (s *Seat) sources() []Source {
 
 func (r *Round) centreMoves(src Source, c Card) []Move {
 	var out []Move
-	if c.Number == 1 {
+	if Starts(c.Face) {
 		out = append(out, Move{From: src, Pile: NewPile, ToRow: -1, Card: c})
 	}
 	for _, p := range r.piles {
-		if fitsOn(p.Top().Face, c.Face) {
+		if FitsOn(p.Top().Face, c.Face) {
 			out = append(out, Move{From: src, Pile: p.ID, ToRow: -1, Card: c})
 		}
 	}
@@ -568,11 +568,11 @@ func (r *Round) centreMoves(src Source, c Card) []Move {
 
 // fits reports whether a face could go to the centre now.
 func (r *Round) fits(f Face) bool {
-	if f.Number == 1 {
+	if Starts(f) {
 		return true
 	}
 	for _, p := range r.piles {
-		if fitsOn(p.Top().Face, f) {
+		if FitsOn(p.Top().Face, f) {
 			return true
 		}
 	}

@@ -3,17 +3,32 @@ package referee
 // The pile rules, shared by the full model (Round) and the observed model
 // (Referee), so that legality is decided in exactly one place.
 
+// Starts reports whether f may start a new centre pile (C6): CheckStart
+// as a predicate.
+func Starts(f Face) bool { return f.Number == 1 }
+
 // CheckStart checks a card that starts a new centre pile (C6).
 func CheckStart(f Face) *Violation {
-	if f.Number != 1 {
+	if !Starts(f) {
 		return violation(C6, "new pile started with %s: a pile must start with a 1", f)
 	}
 	return nil
 }
 
-// fitsOn is CheckPlace as a predicate, for the hot paths that only ask.
-func fitsOn(top, f Face) bool {
-	return top.Number < 10 && f.Colour == top.Colour && f.Number == top.Number+1
+// FitsOn is CheckPlace as a predicate, for the hot paths that only ask
+// (C7, C8): f is the card a pile topped by top takes next.
+func FitsOn(top, f Face) bool {
+	n, ok := Next(top)
+	return ok && f == n
+}
+
+// Next returns the card a pile topped by top takes next (C7), and false
+// when it takes none: a 10 closes it (C8).
+func Next(top Face) (Face, bool) {
+	if top.Number < 1 || top.Number >= 10 {
+		return Face{}, false
+	}
+	return Face{Colour: top.Colour, Number: top.Number + 1}, true
 }
 
 // fitsRow is CheckRowLay as a predicate.

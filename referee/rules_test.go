@@ -167,6 +167,34 @@ func TestPile_C7_ColourAndNumber(t *testing.T) {
 	}
 }
 
+// FitsOn and Next are what the camera pipeline asks: the card a pile takes
+// next, none after a 10 (C8), and the predicate agreeing with CheckPlace.
+func TestPile_C7_FitsOnAndNext(t *testing.T) {
+	for _, c := range []struct {
+		top, next string // next "" : nothing follows
+	}{
+		{"red 1", "red 2"}, {"green 4", "green 5"}, {"yellow 9", "yellow 10"}, {"blue 10", ""},
+	} {
+		n, ok := Next(face(c.top))
+		if want := c.next != ""; ok != want || ok && n != face(c.next) {
+			t.Errorf("Next(%s) = %v, %v; want %q", c.top, n, ok, c.next)
+		}
+	}
+	for _, top := range Deck("A") {
+		for _, f := range Deck("A") {
+			if got, want := FitsOn(top.Face, f.Face), CheckPlace(top.Face, f.Face) == nil; got != want {
+				t.Errorf("FitsOn(%s, %s) = %v, CheckPlace says %v", top.Face, f.Face, got, want)
+			}
+		}
+	}
+	if FitsOn(face("blue 10"), Face{Colour: Blue, Number: 11}) {
+		t.Error("nothing follows a 10")
+	}
+	if !Starts(face("green 1")) || Starts(face("green 2")) {
+		t.Error("only a 1 starts a pile (C6)")
+	}
+}
+
 func TestPile_C8_ClosedAtTen(t *testing.T) {
 	v := CheckPlace(face("blue 10"), face("blue 1"))
 	if v == nil || v.Rule != C8 {

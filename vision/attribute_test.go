@@ -384,7 +384,7 @@ func TestAttribute_MatchingRules(t *testing.T) {
 		lost(a, "P1", true, 9000, 9600)
 		lost(a, "P2", true, 9000, 9700)
 		p := pending{o: commit(1, "r5", 10000), need: true, arms: map[string]int{"P2": 6}}
-		a.decide(&p, 10000, false)
+		a.attribute(&p, 10000, false)
 		if !p.done || p.o.Player != "P2" || a.atts[0].Evidence != EvidenceDealArm {
 			t.Fatalf("%+v %+v", p, a.atts)
 		}
@@ -392,7 +392,7 @@ func TestAttribute_MatchingRules(t *testing.T) {
 		lost(b, "P1", true, 9000, 9600)
 		lost(b, "P2", true, 9000, 9700)
 		q := pending{o: commit(1, "r5", 10000), need: true, arms: map[string]int{"P1": 5, "P2": 6}}
-		b.decide(&q, 10000, false)
+		b.attribute(&q, 10000, false)
 		if !q.done || q.o.Player != "" || len(b.atts[0].Candidates) != 2 {
 			t.Fatalf("two arms: unsure, naming both: %+v %+v", q, b.atts)
 		}
@@ -412,7 +412,7 @@ func TestAttribute_MatchingRules(t *testing.T) {
 			a.seat("P2").dirty = true // busy, so not seen idle
 			lost(a, "P1", false, 9000, 9600)
 			p := pending{o: commit(1, "r5", 10000), need: true, arms: c.arms}
-			a.decide(&p, 10000, true)
+			a.attribute(&p, 10000, true)
 			if p.o.Player != c.want {
 				t.Errorf("arms %v: got %q, want %q", c.arms, p.o.Player, c.want)
 			}
@@ -424,10 +424,10 @@ func TestAttribute_MatchingRules(t *testing.T) {
 		s := a.seat("P2")
 		s.dirty, s.cards = true, []seatCard{{face: red5, ok: true}}
 		p := pending{o: commit(1, "r5", 10000), need: true}
-		if a.decide(&p, 10100, false); p.done {
+		if a.attribute(&p, 10100, false); p.done {
 			t.Fatal("it must wait for P2 to be read")
 		}
-		a.decide(&p, 11600, false)
+		a.attribute(&p, 11600, false)
 		if !p.done || p.o.Player != "" {
 			t.Fatalf("P2 never read again: unsure, got %+v", p.o)
 		}
@@ -436,13 +436,13 @@ func TestAttribute_MatchingRules(t *testing.T) {
 		a := fakeAttributor("P1", "P2")
 		a.seat("P1").dirty = true
 		p := pending{o: commit(1, "r5", 10000), need: true, arms: map[string]int{"P2": 8}}
-		a.decide(&p, 11600, false)
+		a.attribute(&p, 11600, false)
 		if p.o.Player != "" {
 			t.Fatalf("P1's arm was never seen: unsure, got %q", p.o.Player)
 		}
 		a.armTried["P1"], a.armSeen["P1"] = 3, 3
 		q := pending{o: commit(2, "r5", 12000), need: true, arms: map[string]int{"P2": 8}}
-		a.decide(&q, 13600, false)
+		a.attribute(&q, 13600, false)
 		if q.o.Player != "P2" || a.atts[1].Evidence != EvidenceArm {
 			t.Fatalf("got %q %+v", q.o.Player, a.atts[1])
 		}

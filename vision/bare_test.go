@@ -80,14 +80,14 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 					p.bare.last[i] = p.frame
 				}
 			}
-			pl := &pile{quad: q, cand: red3, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: age, lowestSeen: c.lowest}
+			pl := &pile{quad: q, candidate: red3, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: age, lowestSeen: c.lowest}
 			if c.readAt > 0 {
 				pl.firstRead = map[referee.Face]int{red3: c.readAt}
 			} else {
 				pl.born = 68
 			}
 			p.piles = []*pile{pl}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || obs[0].Kind != referee.ObsPileNew || obs[0].Card.Number != c.wantFirst {
 				t.Fatalf("got %+v", obs)
 			}
@@ -124,10 +124,10 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			// Bare 2 frames before its find at 38; the red 3 read first at 66.
-			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, cand: red3, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
+			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, candidate: red3, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
 				firstRead: map[referee.Face]int{c.under: c.readAt, red3: 66}, sureReads: map[referee.Face]int{c.under: c.reads, red3: 4}}
 			p.piles = []*pile{pl}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if len(obs) != 2 || obs[0].Kind != referee.ObsPileNew || *obs[0].Card != c.wantFirst || *obs[1].Card != red3 {
 				t.Fatalf("got %+v, want the pile opened with %v, then %v", obs, c.wantFirst, red3)
 			}
@@ -144,11 +144,11 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 	red3 := referee.Face{Colour: referee.Red, Number: 3}
 	for _, c := range []struct {
-		name     string
-		cand     referee.Face
-		n        int
-		conf     float64
-		wantSeen bool
+		name      string
+		candidate referee.Face
+		n         int
+		conf      float64
+		wantSeen  bool
 	}{
 		{"the next card, 3 unsure frames", referee.Face{Colour: referee.Red, Number: 4}, 3, 0.6, true},
 		{"the next card, 2 unsure frames", referee.Face{Colour: referee.Red, Number: 4}, 2, 0.89, false},
@@ -169,10 +169,10 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 			if n < 0 {
 				n, whole = -n, false
 			}
-			p.piles = []*pile{{id: 1, committed: red3, cand: c.cand, candN: n, candConf: c.conf, candSure: c.conf, reading: facePrediction(c.cand), candWhole: whole}}
-			obs := p.decide(gocv.Mat{}, 1000)
-			if seen := len(obs) == 1 && *obs[0].Card == c.cand; seen != c.wantSeen {
-				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.cand, c.n, c.conf, obs, c.wantSeen)
+			p.piles = []*pile{{id: 1, committed: red3, candidate: c.candidate, candidateFrames: n, candidateConf: c.conf, candidateSure: c.conf, reading: facePrediction(c.candidate), sureFromWhole: whole}}
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
+			if seen := len(obs) == 1 && *obs[0].Card == c.candidate; seen != c.wantSeen {
+				t.Fatalf("candidate %v for %d frames (%.2f sure): observations %+v, want reported %v", c.candidate, c.n, c.conf, obs, c.wantSeen)
 			}
 		})
 	}
@@ -197,9 +197,9 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			p.piles = []*pile{{id: 1, committed: red9, cand: blue4, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(blue4)}}
+			p.piles = []*pile{{id: 1, committed: red9, candidate: blue4, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(blue4)}}
 			p.piles[0].laterSeen[10] = c.nextSeen
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			var got []referee.Face
 			for _, o := range obs {
 				got = append(got, *o.Card)
@@ -263,7 +263,7 @@ func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
 			for range p.cfg.SurpriseStable {
 				p.vote(pl)
 			}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			foul := len(obs) == 1 && *obs[0].Card == yellow2
 			if foul != c.wantFoul {
 				t.Fatalf("find of %d%% a card's area read %v six times: observations %+v, want a foul %v", c.side*c.side, yellow2, obs, c.wantFoul)
@@ -286,12 +286,12 @@ func TestVote_C7_SureReadFromACutOutline(t *testing.T) {
 	p.vote(pl) // the 8, from its whole outline
 	pl.quad, pl.reading = squareQuad(9), facePrediction(green9)
 	p.vote(pl)
-	if obs := p.decide(gocv.Mat{}, 1000); len(obs) != 0 {
+	if obs := p.commitPolicy(gocv.Mat{}, 1000); len(obs) != 0 {
 		t.Fatalf("a sure 9 from an outline cut to %.0f%% committed: %+v", 100*81.0/121, obs)
 	}
 	pl.quad = squareQuad(11)
 	p.vote(pl)
-	obs := p.decide(gocv.Mat{}, 1033)
+	obs := p.commitPolicy(gocv.Mat{}, 1033)
 	if len(obs) != 1 || *obs[0].Card != green9 {
 		t.Fatalf("a sure 9 from the whole outline: observations %+v, want the 9", obs)
 	}
@@ -318,7 +318,7 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 				p.frame++
 				back.seen = p.frame
 				p.centreMotion = c.motion
-				p.decide(gocv.Mat{}, int64(p.frame)*33)
+				p.commitPolicy(gocv.Mat{}, int64(p.frame)*33)
 				if p.phase != referee.PhasePlaying {
 					break
 				}
@@ -355,7 +355,7 @@ func TestDecide_C13_AnUnsureFaceDoesNotHideTheStop(t *testing.T) {
 			for range 3 * p.cfg.StopFrames {
 				p.frame++
 				back.seen, misread.seen = p.frame, p.frame
-				p.decide(gocv.Mat{}, int64(p.frame)*33)
+				p.commitPolicy(gocv.Mat{}, int64(p.frame)*33)
 				if p.phase != referee.PhasePlaying {
 					break
 				}
@@ -376,10 +376,10 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	green := func(n int) referee.Face { return referee.Face{Colour: referee.Green, Number: n} }
 	blue1 := referee.Face{Colour: referee.Blue, Number: 1}
 	for _, c := range []struct {
-		name  string
-		cand  referee.Face
-		ahead map[int]int
-		want  []referee.Face
+		name      string
+		candidate referee.Face
+		ahead     map[int]int
+		want      []referee.Face
 	}{
 		{"the 10 read twice", blue1, map[int]int{7: 2, 10: 2}, []referee.Face{green(10), blue1}},
 		{"the 9 read twice, the 10 once", blue1, map[int]int{9: 3, 10: 1}, []referee.Face{green(9), blue1}},
@@ -388,13 +388,13 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
-			pl := &pile{id: 1, committed: green(4), cand: c.cand, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(c.cand)}
+			pl := &pile{id: 1, committed: green(4), candidate: c.candidate, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(c.candidate)}
 			for n, k := range c.ahead {
 				pl.laterSeen[n] = k
 			}
 			p.piles = []*pile{pl}
 			var got []referee.Face
-			for _, o := range p.decide(gocv.Mat{}, 1000) {
+			for _, o := range p.commitPolicy(gocv.Mat{}, 1000) {
 				got = append(got, *o.Card)
 			}
 			if !slices.Equal(got, c.want) {
@@ -550,14 +550,14 @@ func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70, nextID: 14}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			q := Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}
-			lost := &pile{id: 14, x: 24 + c.dx, y: 32, quad: q, whole: q, committed: c.lostTop, cand: c.lostTop, seen: 40}
+			lost := &pile{id: 14, x: 24 + c.dx, y: 32, quad: q, whole: q, committed: c.lostTop, candidate: c.lostTop, seen: 40}
 			if c.seenNow {
 				lost.seen = p.frame
 			}
 			// Found on bare table two frames after it was bare: strict.
-			find := &pile{x: 24, y: 32, quad: q, cand: c.find, candN: 6, candConf: 0.95, candSure: 0.95, reading: facePrediction(c.find), born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
+			find := &pile{x: 24, y: 32, quad: q, candidate: c.find, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(c.find), born: 68, bareAge: 2, lowestSeen: c.find.Number, seen: 69}
 			p.piles = []*pile{lost, find}
-			obs := p.decide(gocv.Mat{}, 1000)
+			obs := p.commitPolicy(gocv.Mat{}, 1000)
 			if len(obs) != c.wantObs || c.wantObs > 0 && (obs[0].Kind != c.wantKind || *obs[0].Card != c.find) {
 				t.Fatalf("got %+v, want %d observations, the first a %s of %v", obs, c.wantObs, c.wantKind, c.find)
 			}
@@ -610,8 +610,8 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 				}
 				// The pile's vote, as Process casts it, read sure.
 				p.vote(misread)
-				misread.candConf, misread.candSure = 1, 1
-				for _, o := range p.decide(gocv.Mat{}, int64(p.frame)*33) {
+				misread.candidateConf, misread.candidateSure = 1, 1
+				for _, o := range p.commitPolicy(gocv.Mat{}, int64(p.frame)*33) {
 					if o.Kind == referee.ObsPileShows && *o.Card == red1 {
 						fouls++
 					}

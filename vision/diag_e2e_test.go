@@ -158,7 +158,7 @@ func TestDiagTrack(t *testing.T) {
 				}
 				// The reading committed for the nearest tracked pile.
 				for _, pl := range p.piles {
-					if (pl.x-x)*(pl.x-x)+(pl.y-y)*(pl.y-y) < 8*8 && pl.id > 0 && pl.committed != c.Card.Face && pl.candN == 0 {
+					if (pl.x-x)*(pl.x-x)+(pl.y-y)*(pl.y-y) < 8*8 && pl.id > 0 && pl.committed != c.Card.Face && pl.candidateFrames == 0 {
 						wrong++
 					}
 				}
