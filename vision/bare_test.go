@@ -260,7 +260,7 @@ func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
 			}
 			pl := &pile{id: 1, committed: yellow10, quad: squareQuad(c.side), reading: facePrediction(yellow2), hasRead: true}
 			p.piles = []*pile{pl}
-			for range p.cfg.SurpriseStable {
+			for range p.n.surprise {
 				p.vote(pl)
 			}
 			obs := p.decide(gocv.Mat{}, 1000)
@@ -314,7 +314,7 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
 			back := &pile{seen: 100, back: true}
 			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, back}
-			for range 3 * p.cfg.StopFrames {
+			for range 3 * p.n.stop {
 				p.frame++
 				back.seen = p.frame
 				p.centreMotion = c.motion
@@ -324,7 +324,7 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 				}
 			}
 			if stopped := p.phase == referee.PhaseCounting; stopped != c.wantStop {
-				t.Fatalf("after %d frames: phase %v, want the stop %v", 3*p.cfg.StopFrames, p.phase, c.wantStop)
+				t.Fatalf("after %d frames: phase %v, want the stop %v", 3*p.n.stop, p.phase, c.wantStop)
 			}
 		})
 	}
@@ -352,7 +352,7 @@ func TestDecide_C13_AnUnsureFaceDoesNotHideTheStop(t *testing.T) {
 			misread := &pile{id: 3, committed: blue1, reading: read, hasRead: true}
 			back := &pile{seen: 100, back: true}
 			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, misread, back}
-			for range 3 * p.cfg.StopFrames {
+			for range 3 * p.n.stop {
 				p.frame++
 				back.seen, misread.seen = p.frame, p.frame
 				p.decide(gocv.Mat{}, int64(p.frame)*33)
@@ -601,7 +601,7 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 			p.piles = append(p.piles, misread)
 			p.cardArea = quadArea(q)
 			var fouls int
-			for range 3 * p.cfg.StopFrames {
+			for range 3 * p.n.stop {
 				p.frame++
 				misread.seen = p.frame - c.lag
 				for _, pl := range others[:c.found] {

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"cmp"
 	"fmt"
 	"image"
 	"math"
@@ -15,41 +16,50 @@ import (
 )
 
 // PipelineConfig tunes the tracker. Start from DefaultPipelineConfig.
+//
+// Its waits and windows are times, counted in frames at the rate of the
+// frames given to Process (FPS, or measured from their times; see
+// frames). The defaults were tuned at 30 fps, on rendered rounds, and the
+// frame counts in their stories are at that rate.
 type PipelineConfig struct {
-	// Stable is how many consecutive quiet frames must agree on a pile's
+	// FPS is the rate of the frames given to Process. 0 (the default):
+	// measured from the frames' times over the last seconds, which is
+	// the rate the pipeline sees even when a live source drops frames.
+	FPS float64
+	// Stable is how long consecutive quiet frames must agree on a pile's
 	// reading before it is committed, when none of them was sure (see
-	// SureStable). 3: a fingertip on a blue 8 read it as a 9 at 51% and
+	// SureStable). 3 frames, 100 ms: a fingertip on a blue 8 read it as a 9 at 51% and
 	// then 89% in two quiet frames, the 9 was committed, and the 8 read
 	// again when the hand lifted was called a foul (2 players seed 24).
-	Stable int
-	// SureStable is how many quiet frames suffice when one of them read
+	Stable time.Duration
+	// SureStable is how long quiet frames suffice when one of them read
 	// the candidate at least OpenConfidence sure: a sure reading of the
 	// card a pile expects commits in the first quiet frame after a hand
 	// lifts (a foul still needs SurpriseStable).
-	SureStable int
+	SureStable time.Duration
 	// MinConfidence is the least face confidence a reading needs.
 	MinConfidence float64
 	// OpenConfidence and OpenStable guard opening a pile (a false opening
 	// is a false violation): its first reading commits after Stable quiet
 	// frames only when one of them was at least OpenConfidence sure, else
-	// after OpenStable frames. A card in a seat counts as a face only at
+	// after OpenStable. A card in a seat counts as a face only at
 	// OpenConfidence too (readSeats).
 	OpenConfidence float64
-	OpenStable     int
+	OpenStable     time.Duration
 	// MaxMotion is the largest fraction of a pile's box that may change
 	// between frames for it to count as quiet (not under a moving hand).
 	MaxMotion float64
-	// StopFrames is how many frames the centre must show face-down cards
-	// (the count after a stop) before counting starts.
-	StopFrames int
+	// StopWait is how long the centre must show face-down cards (the
+	// count after a stop) before counting starts.
+	StopWait time.Duration
 	// A new pile whose first card read is not a 1 breaks C6 only if no 1
 	// can lie under it: with StrictStarts (the default) it is reported as
-	// is when that card was first read at most BareFrames after its spot
+	// is when that card was first read at most BareWindow after its spot
 	// was last seen as bare table, no 1 or lower card (of any colour:
 	// colours are misread) was glimpsed there however unsurely, and the
 	// bare-table map sees the card itself (it may not see a green card on
 	// green felt, so it may not have seen a 1 either). A 1 laid, seen by
-	// the others and answered with a 2 takes longer than BareFrames: in
+	// the others and answered with a 2 takes longer than BareWindow: in
 	// the simulated rounds (seeds 11-30, 2 to 12 players) a legal pile
 	// whose 1 the camera missed (hands over it the whole time) was read
 	// 26 frames or more after its spot was bare, a bad start 4-25 frames
@@ -57,13 +67,13 @@ type PipelineConfig struct {
 	// top they land on (session 20; 75 rounds: seeds 11-18 and 21-30), a
 	// legal pile 24 frames or more (12 players seed 27: at 24, a legal 2
 	// called a bad start), a bad start 4-18 and once 24: 22 keeps two
-	// frames from the legal side. A hand over the spot is not bare table even when it
+	// frames from the legal side (22 frames at 30 fps: 733 ms). A hand over the spot is not bare table even when it
 	// has the table's colour (see tableTexture). Otherwise the pile is
 	// reported as its 1 with the rest inferred, since a legal play must
 	// never be reported as a violation.
 	StrictStarts bool
-	BareFrames   int
-	// SurpriseStable is how many quiet frames (one of them at least
+	BareWindow   time.Duration
+	// SurpriseStable is how long quiet frames (one of them at least
 	// OpenConfidence sure) a reading needs when it is not the expected
 	// next card (the next number of the pile's colour, or a 1 on a new
 	// pile): a jump, a foul or a bad start. A card still settling, a
@@ -71,10 +81,11 @@ type PipelineConfig struct {
 	// not become a violation. A foul covered by the next card 0.6 s later
 	// is in plain view 7-11 frames and read 4-5 times, so 4 (6 to 5 and
 	// then 5 to 4 each gained a foul or two with their rule, on 80 rounds,
-	// seeds 11-30, and on 20 fresh ones, seeds 31-35, with no false call).
+	// seeds 11-30, and on 20 fresh ones, seeds 31-35, with no false call;
+	// 4 frames at 30 fps: 133 ms).
 	// The reading must also hold from crops moved along the card
 	// (readsAlike), which is what keeps a sure misread from a call.
-	SurpriseStable int
+	SurpriseStable time.Duration
 	// FitPiles finds the centre's cards against the calibration's empty
 	// table (FindCardsOnTable: closes outlines on yellow-on-beige edges,
 	// fits cards into heaps of touching or overlapping piles). Off by
@@ -89,9 +100,13 @@ type PipelineConfig struct {
 	Settings referee.Settings
 }
 
-// DefaultPipelineConfig suits 25-60 fps.
+// DefaultPipelineConfig suits 15-60 fps. Its times are the frame counts
+// it was tuned with at 30 fps (3, 1, 5, 8, 22 and 4 frames), and come out
+// as those counts at 30 fps.
 func DefaultPipelineConfig() PipelineConfig {
-	return PipelineConfig{Stable: 3, SureStable: 1, MinConfidence: 0.5, OpenConfidence: 0.9, OpenStable: 5, MaxMotion: 0.01, StopFrames: 8, StrictStarts: true, BareFrames: 22, SurpriseStable: 4}
+	return PipelineConfig{Stable: 100 * time.Millisecond, SureStable: 33 * time.Millisecond, MinConfidence: 0.5, OpenConfidence: 0.9,
+		OpenStable: 167 * time.Millisecond, MaxMotion: 0.01, StopWait: 267 * time.Millisecond, StrictStarts: true,
+		BareWindow: 733 * time.Millisecond, SurpriseStable: 133 * time.Millisecond}
 }
 
 // Timing is the time spent in each stage, summed over frames.
@@ -151,6 +166,8 @@ type pile struct {
 // concurrent use. Close it to free its images.
 type Pipeline struct {
 	cfg    PipelineConfig
+	n      frameCounts // cfg's times in frames at rate's rate
+	rate   frameRate
 	cal    *calibration.File
 	view   *tableView
 	pred   model.Predictor
@@ -210,7 +227,7 @@ func NewPipeline(cal *calibration.File, pred model.Predictor, mcfg model.Config,
 			return nil, fmt.Errorf("%w: the back prototype of %s has %d values, this classifier's %d (it was enrolled by another model)", calibration.ErrMalformed, s.Player, len(s.Prototype), mcfg.BackEmbeddingLen())
 		}
 	}
-	p := &Pipeline{cfg: cfg, cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
+	p := &Pipeline{cfg: cfg, n: cfg.frameCounts(cmp.Or(cfg.FPS, tunedFPS)), cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
 		bareBg: gocv.NewMat(), phase: referee.PhaseNoMatch}
 	for _, s := range cal.Seats {
 		p.protos = append(p.protos, s.Prototype)
@@ -296,6 +313,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	}
 	p.frame++
 	p.t.Frames++
+	p.n = p.cfg.frameCounts(cmp.Or(p.cfg.FPS, p.rate.add(tMS)))
 	t0 := time.Now()
 	p.frameStart = t0
 	p.view.rectifyCentre(frame, &p.rect)
@@ -673,26 +691,26 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 		}
 		if p.seatsDown >= seatChecks {
 			// Over before two piles were opened (see watchSeats).
-			p.backFrames = p.cfg.StopFrames
+			p.backFrames = p.n.stop
 		}
-		if p.backFrames >= p.cfg.StopFrames {
+		if p.backFrames >= p.n.stop {
 			p.phase = referee.PhaseCounting
 			p.counted = false
 			return nil
 		}
 		for _, pl := range p.piles {
-			need := p.cfg.Stable
-			if p.cfg.SureStable > 0 && pl.candConf >= p.cfg.OpenConfidence && pl.candN >= p.cfg.SureStable && pl.candN < need &&
+			need := p.n.stable
+			if p.n.sure > 0 && pl.candConf >= p.cfg.OpenConfidence && pl.candN >= p.n.sure && pl.candN < need &&
 				(pl.candWhole || pl.seen == p.frame && p.readsSure(frame, p.cameraQuad(pl.whole), pl.cand)) {
-				need = min(need, p.cfg.SureStable)
+				need = min(need, p.n.sure)
 			}
 			if pl.candN < need || pl.cand == pl.committed {
 				continue
 			}
-			if pl.id == 0 && pl.candConf < p.cfg.OpenConfidence && pl.candN < p.cfg.OpenStable {
+			if pl.id == 0 && pl.candConf < p.cfg.OpenConfidence && pl.candN < p.n.open {
 				continue
 			}
-			if !p.expected(pl) && (turning || pl.candN < p.cfg.SurpriseStable || pl.candConf < p.cfg.OpenConfidence) {
+			if !p.expected(pl) && (turning || pl.candN < p.n.surprise || pl.candConf < p.cfg.OpenConfidence) {
 				continue // look twice before calling a foul or a jump, and not while the piles are turned over
 			}
 			if !p.expected(pl) && (pl.candSure < model.SureAt || pl.reading.Unsure()) {
@@ -733,7 +751,7 @@ func (p *Pipeline) decide(frame gocv.Mat, tMS int64) []referee.Observation {
 					readAfter = at - pl.born
 				}
 				glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number // a 1 or a lower card
-				strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
+				strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.n.bare && pl.bareAge+readAfter <= p.n.bare
 				if debugStart != nil && f.Number != 1 {
 					debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
 				}
@@ -839,18 +857,18 @@ const lostPileReach = 0.6
 // badFirst finds a bad start (C6) under a pile's first committed card f:
 // a lower card of f's colour, not a 1, read sure at least badFirstReads
 // times (too few for a surprise: f covered it first), first read within
-// BareFrames of the spot being bare, on a spot where the bare map sees
+// BareWindow of the spot being bare, on a spot where the bare map sees
 // cards and where nothing lower was glimpsed. A legal pile's 1, 2, ...
 // cannot reach that number so soon after bare table, so the card read
 // there was the pile's first.
 func (p *Pipeline) badFirst(pl *pile, f referee.Face) (referee.Face, bool) {
-	if !p.cfg.StrictStarts || pl.bareAge > p.cfg.BareFrames || !p.bareSeesCard(pl) {
+	if !p.cfg.StrictStarts || pl.bareAge > p.n.bare || !p.bareSeesCard(pl) {
 		return referee.Face{}, false
 	}
 	var best referee.Face
 	for g, n := range pl.sureReads {
 		at, ok := pl.firstRead[g]
-		if !ok || n < badFirstReads || g.Colour != f.Colour || g.Number <= 1 || g.Number >= f.Number || pl.bareAge+at-pl.born > p.cfg.BareFrames {
+		if !ok || n < badFirstReads || g.Colour != f.Colour || g.Number <= 1 || g.Number >= f.Number || pl.bareAge+at-pl.born > p.n.bare {
 			continue
 		}
 		if best.Number == 0 || g.Number < best.Number {
@@ -1015,10 +1033,10 @@ func isNext(top, f referee.Face) bool {
 	return f.Colour == top.Colour && f.Number == top.Number+1
 }
 
-// stillFor counts the frames on from the stop's StopFrames still ones and
+// stillFor counts the frames on from the stop's StopWait of still ones and
 // reports 3 once three more have passed: the count waits that long.
 func (p *Pipeline) stillFor() int {
-	if p.backFrames++; p.backFrames < p.cfg.StopFrames+3 {
+	if p.backFrames++; p.backFrames < p.n.stop+3 {
 		return 0
 	}
 	return 3
