@@ -29,7 +29,7 @@ type frameCounts struct {
 	stable, sure, open, stop, bare, surprise int
 }
 
-func (c *PipelineConfig) frameCounts(fps float64) frameCounts {
+func (c PipelineConfig) frameCounts(fps float64) frameCounts {
 	return frameCounts{stable: frames(c.Stable, fps), sure: frames(c.SureStable, fps), open: frames(c.OpenStable, fps),
 		stop: frames(c.StopWait, fps), bare: frames(c.BareWindow, fps), surprise: frames(c.SurpriseStable, fps)}
 }
