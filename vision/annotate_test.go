@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"gocv.io/x/gocv"
 
@@ -52,7 +53,7 @@ func TestAnnotate_PilesViolationsScores(t *testing.T) {
 	pred := testPredictor(t)
 	pc := DefaultPipelineConfig()
 	pc.Settings = *evs[0].Settings
-	pc.StopFrames = 1 << 20 // the stop is not this test's business: hands over both piles must not end the round
+	pc.StopWait = time.Hour // the stop is not this test's business: hands over both piles must not end the round
 	p, err := NewPipeline(cal, pred, pc)
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,7 @@ func TestDecide_C6_NewPileNotOne(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultPipelineConfig()
 			cfg.StrictStarts = c.strict
-			p := &Pipeline{cfg: cfg, phase: referee.PhasePlaying, frame: 70}
+			p := &Pipeline{cfg: cfg, n: cfg.frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 70}
 			age := neverBare
 			if c.bornBare {
 				age = 2 // bare at frame 36
@@ -121,7 +121,7 @@ func TestDecide_C6_CoveredBadStart(t *testing.T) {
 		{"another colour", blue2, 3, 45, 2, referee.Face{Colour: referee.Red, Number: 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 70}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			// Bare 2 frames before its find at 38; the red 3 read first at 66.
 			pl := &pile{quad: Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}, candidate: red3, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(red3), born: 38, bareAge: 2, lowestSeen: c.lowest,
@@ -163,7 +163,7 @@ func TestDecide_C7_LooksTwiceBeforeAFoul(t *testing.T) {
 		{"a jump, 6 frames", referee.Face{Colour: referee.Red, Number: 6}, 6, 0.95, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 40}
 			// n < 0: read -n times, the sure reading from an outline cut short.
 			n, whole := c.n, c.conf >= 0.9
 			if n < 0 {
@@ -196,7 +196,7 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 		{"no 10", 0, []referee.Face{blue4}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 40}
 			p.piles = []*pile{{id: 1, committed: red9, candidate: blue4, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(blue4)}}
 			p.piles[0].laterSeen[10] = c.nextSeen
 			obs := p.commitPolicy(gocv.Mat{}, 1000)
@@ -213,7 +213,7 @@ func TestDecide_C8_NextCardGlimpsedBeforeAFoul(t *testing.T) {
 		})
 	}
 	// Votes count the next card's readings, moving or not.
-	p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
+	p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying}
 	pl := &pile{id: 1, committed: red9}
 	pl.reading = facePrediction(referee.Face{Colour: referee.Colours[0], Number: 10})
 	p.vote(pl)
@@ -254,13 +254,13 @@ func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
 		{"two piles as one find", 14, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 40}
 			for range 3 {
 				p.noteCardArea(100)
 			}
 			pl := &pile{id: 1, committed: yellow10, quad: squareQuad(c.side), reading: facePrediction(yellow2), hasRead: true}
 			p.piles = []*pile{pl}
-			for range p.cfg.SurpriseStable {
+			for range p.n.surprise {
 				p.vote(pl)
 			}
 			obs := p.commitPolicy(gocv.Mat{}, 1000)
@@ -280,7 +280,7 @@ func TestVote_C8_NoFoulReadFromAPartOfAPile(t *testing.T) {
 func TestVote_C7_SureReadFromACutOutline(t *testing.T) {
 	green8 := referee.Face{Colour: referee.Green, Number: 8}
 	green9 := referee.Face{Colour: referee.Green, Number: 9}
-	p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+	p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 40}
 	pl := &pile{id: 1, committed: green8, quad: squareQuad(11), reading: facePrediction(green8), hasRead: true}
 	p.piles = []*pile{pl}
 	p.vote(pl) // the 8, from its whole outline
@@ -311,10 +311,10 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 		{"faces hidden, centre still", 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 100}
 			back := &pile{seen: 100, back: true}
 			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, back}
-			for range 3 * p.cfg.StopFrames {
+			for range 3 * p.n.stop {
 				p.frame++
 				back.seen = p.frame
 				p.centreMotion = c.motion
@@ -324,7 +324,7 @@ func TestDecide_C13_StopNeedsAStillCentre(t *testing.T) {
 				}
 			}
 			if stopped := p.phase == referee.PhaseCounting; stopped != c.wantStop {
-				t.Fatalf("after %d frames: phase %v, want the stop %v", 3*p.cfg.StopFrames, p.phase, c.wantStop)
+				t.Fatalf("after %d frames: phase %v, want the stop %v", 3*p.n.stop, p.phase, c.wantStop)
 			}
 		})
 	}
@@ -346,13 +346,13 @@ func TestDecide_C13_AnUnsureFaceDoesNotHideTheStop(t *testing.T) {
 		{"a blue 1 read sure", 0.99, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 100}
 			read := facePrediction(blue1)
 			read.NumberProb, read.NumberProbs[0], read.Raw.Number[0] = c.sure, c.sure, c.sure
 			misread := &pile{id: 3, committed: blue1, reading: read, hasRead: true}
 			back := &pile{seen: 100, back: true}
 			p.piles = []*pile{{id: 1, committed: red3}, {id: 2, committed: red3}, misread, back}
-			for range 3 * p.cfg.StopFrames {
+			for range 3 * p.n.stop {
 				p.frame++
 				back.seen, misread.seen = p.frame, p.frame
 				p.commitPolicy(gocv.Mat{}, int64(p.frame)*33)
@@ -387,7 +387,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 		{"a jump of the pile's colour", green(8), map[int]int{9: 2}, []referee.Face{green(8)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 40}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 40}
 			pl := &pile{id: 1, committed: green(4), candidate: c.candidate, candidateFrames: 6, candidateConf: 0.95, candidateSure: 0.95, reading: facePrediction(c.candidate)}
 			for n, k := range c.ahead {
 				pl.laterSeen[n] = k
@@ -406,7 +406,7 @@ func TestDecide_C8_LaterCardsGlimpsedBeforeAFoul(t *testing.T) {
 		})
 	}
 	// Votes count the later cards' readings.
-	p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying}
+	p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying}
 	pl := &pile{id: 1, committed: green(4), reading: facePrediction(green(10)), hasRead: true}
 	p.vote(pl)
 	p.vote(pl)
@@ -547,7 +547,7 @@ func TestDecide_C6_CardOnALostPileIsNoNewPile(t *testing.T) {
 		{"a card width away", blue3, -29, false, blue5, false, 1, referee.ObsPileNew},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 70, nextID: 14}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 70, nextID: 14}
 			p.bare = bareMap{cols: 20, rows: 20, last: make([]int, 400)}
 			q := Quad{{8, 8}, {40, 8}, {40, 56}, {8, 56}}
 			lost := &pile{id: 14, x: 24 + c.dx, y: 32, quad: q, whole: q, committed: c.lostTop, candidate: c.lostTop, seen: 40}
@@ -590,7 +590,7 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 		{"12 of 17 found: hands over the rest", 11, 1, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Pipeline{cfg: DefaultPipelineConfig(), phase: referee.PhasePlaying, frame: 100}
+			p := &Pipeline{cfg: DefaultPipelineConfig(), n: DefaultPipelineConfig().frameCounts(tunedFPS), phase: referee.PhasePlaying, frame: 100}
 			var others []*pile
 			for i := range 16 {
 				pl := &pile{id: i + 1, committed: blue4, reading: facePrediction(blue4), hasRead: true}
@@ -602,7 +602,7 @@ func TestDecide_C13_SpreadBackReadAsAFaceIsNoFoul(t *testing.T) {
 			p.piles = append(p.piles, misread)
 			p.cardArea = quadArea(q)
 			var fouls int
-			for range 3 * p.cfg.StopFrames {
+			for range 3 * p.n.stop {
 				p.frame++
 				misread.seen = p.frame - c.lag
 				for _, pl := range others[:c.found] {

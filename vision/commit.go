@@ -94,9 +94,9 @@ func (p *Pipeline) watchStop() (turning, stop bool) {
 	}
 	if p.seatsDown >= seatChecks {
 		// Over before two piles were opened (see watchSeats).
-		p.backFrames = p.cfg.StopFrames
+		p.backFrames = p.n.stop
 	}
-	return turning, p.backFrames >= p.cfg.StopFrames
+	return turning, p.backFrames >= p.n.stop
 }
 
 // readyToCommit reports whether the pile's candidate has the votes to be
@@ -105,7 +105,7 @@ func (p *Pipeline) readyToCommit(frame gocv.Mat, pl *pile, turning bool) bool {
 	if pl.candidateFrames < p.framesNeeded(frame, pl) || pl.candidate == pl.committed {
 		return false
 	}
-	if pl.id == 0 && pl.candidateConf < p.cfg.OpenConfidence && pl.candidateFrames < p.cfg.OpenStable {
+	if pl.id == 0 && pl.candidateConf < p.cfg.OpenConfidence && pl.candidateFrames < p.n.open {
 		return false
 	}
 	return p.expected(pl) || p.surpriseHolds(frame, pl, turning)
@@ -115,10 +115,10 @@ func (p *Pipeline) readyToCommit(frame gocv.Mat, pl *pile, turning bool) bool {
 // Stable, or SureStable once one read it sure from a whole outline (or
 // the last whole outline reads it sure now, see readsSure).
 func (p *Pipeline) framesNeeded(frame gocv.Mat, pl *pile) int {
-	need := p.cfg.Stable
-	if p.cfg.SureStable > 0 && pl.candidateConf >= p.cfg.OpenConfidence && pl.candidateFrames >= p.cfg.SureStable && pl.candidateFrames < need &&
+	need := p.n.stable
+	if p.n.sure > 0 && pl.candidateConf >= p.cfg.OpenConfidence && pl.candidateFrames >= p.n.sure && pl.candidateFrames < need &&
 		(pl.sureFromWhole || pl.seen == p.frame && p.readsSure(frame, p.cameraQuad(pl.whole), pl.candidate)) {
-		need = min(need, p.cfg.SureStable)
+		need = min(need, p.n.sure)
 	}
 	return need
 }
@@ -127,7 +127,7 @@ func (p *Pipeline) framesNeeded(frame gocv.Mat, pl *pile) int {
 // expects (a foul, a jump, a bad start) may be committed: it is looked at
 // twice, and not while the piles are turned over.
 func (p *Pipeline) surpriseHolds(frame gocv.Mat, pl *pile, turning bool) bool {
-	if turning || pl.candidateFrames < p.cfg.SurpriseStable || pl.candidateConf < p.cfg.OpenConfidence {
+	if turning || pl.candidateFrames < p.n.surprise || pl.candidateConf < p.cfg.OpenConfidence {
 		return false
 	}
 	if pl.candidateSure < model.SureAt || pl.reading.Unsure() {
@@ -172,7 +172,7 @@ func (p *Pipeline) openPile(pl *pile, f referee.Face, tMS int64) []referee.Obser
 		readAfter = at - pl.born
 	}
 	glimpsedBelow := pl.lowestSeen > 0 && pl.lowestSeen < f.Number // a 1 or a lower card
-	strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.cfg.BareFrames && pl.bareAge+readAfter <= p.cfg.BareFrames
+	strict := p.cfg.StrictStarts && !glimpsedBelow && p.bareSeesCard(pl) && pl.bareAge <= p.n.bare && pl.bareAge+readAfter <= p.n.bare
 	if debugStart != nil && !referee.Starts(f) {
 		debugStart(pl.id, f, pl.bareAge, p.frame-pl.born, readAfter, pl.lowestSeen)
 	}
@@ -260,18 +260,18 @@ func (p *Pipeline) nextRound(tMS int64) []referee.Observation {
 // badFirst finds a bad start (C6) under a pile's first committed card f:
 // a lower card of f's colour, not a 1, read sure at least badFirstReads
 // times (too few for a surprise: f covered it first), first read within
-// BareFrames of the spot being bare, on a spot where the bare map sees
+// BareWindow of the spot being bare, on a spot where the bare map sees
 // cards and where nothing lower was glimpsed. A legal pile's 1, 2, ...
 // cannot reach that number so soon after bare table, so the card read
 // there was the pile's first.
 func (p *Pipeline) badFirst(pl *pile, f referee.Face) (referee.Face, bool) {
-	if !p.cfg.StrictStarts || pl.bareAge > p.cfg.BareFrames || !p.bareSeesCard(pl) {
+	if !p.cfg.StrictStarts || pl.bareAge > p.n.bare || !p.bareSeesCard(pl) {
 		return referee.Face{}, false
 	}
 	var best referee.Face
 	for g, n := range pl.sureReads {
 		at, ok := pl.firstRead[g]
-		if !ok || n < badFirstReads || g.Colour != f.Colour || g.Number <= 1 || g.Number >= f.Number || pl.bareAge+at-pl.born > p.cfg.BareFrames {
+		if !ok || n < badFirstReads || g.Colour != f.Colour || g.Number <= 1 || g.Number >= f.Number || pl.bareAge+at-pl.born > p.n.bare {
 			continue
 		}
 		if best.Number == 0 || g.Number < best.Number {
@@ -297,12 +297,12 @@ const badFirstReads = 3
 // whose first card read is not a 1.
 var debugStart func(pile int, first referee.Face, bareAge, sinceBorn, readAfter, lowestSeen int)
 
-// waitedAfterStop counts the frames on from the stop's StopFrames still
+// waitedAfterStop counts the frames on from the stop's StopWait of still
 // ones and reports whether three more have passed: the count waits that
 // long.
 func (p *Pipeline) waitedAfterStop() bool {
 	p.backFrames++
-	return p.backFrames >= p.cfg.StopFrames+3
+	return p.backFrames >= p.n.stop+3
 }
 
 // stillCentre is the most of the centre that may change between two

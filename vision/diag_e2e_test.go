@@ -39,7 +39,6 @@ func TestDiagCount(t *testing.T) {
 			}
 		}
 		pred := testPredictor(t)
-		cfg := pred.Config()
 		p, err := NewPipeline(cal, pred, DefaultPipelineConfig())
 		if err != nil {
 			t.Fatal(err)

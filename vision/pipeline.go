@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -30,6 +31,8 @@ type frameHook interface {
 // concurrent use. Close it to free its images.
 type Pipeline struct {
 	cfg    PipelineConfig
+	n      frameCounts // cfg's times in frames at rate's rate
+	rate   frameRate
 	cal    *calibration.File
 	view   *tableView
 	pred   model.Predictor
@@ -90,7 +93,7 @@ func NewPipeline(cal *calibration.File, pred model.Predictor, cfg PipelineConfig
 			return nil, fmt.Errorf("%w: the back prototype of %s has %d values, this classifier's %d (it was enrolled by another model)", calibration.ErrMalformed, s.Player, len(s.Prototype), mcfg.BackEmbeddingLen())
 		}
 	}
-	p := &Pipeline{cfg: cfg, cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
+	p := &Pipeline{cfg: cfg, n: cfg.frameCounts(cmp.Or(cfg.FPS, tunedFPS)), cal: cal, pred: pred, mcfg: mcfg, rect: gocv.NewMat(), prev: gocv.NewMat(), bg: gocv.NewMat(), full: gocv.NewMat(),
 		bareBg: gocv.NewMat(), phase: referee.PhaseNoMatch}
 	for _, s := range cal.Seats {
 		p.protos = append(p.protos, s.Prototype)
@@ -178,6 +181,7 @@ func (p *Pipeline) Process(frame gocv.Mat, tMS int64) ([]referee.Observation, er
 	}
 	p.frame++
 	p.t.Frames++
+	p.n = p.cfg.frameCounts(cmp.Or(p.cfg.FPS, p.rate.add(tMS)))
 	t0 := time.Now()
 	p.frameStart = t0
 	p.view.rectifyCentre(frame, &p.rect)

@@ -3,6 +3,7 @@ package vision
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"gocv.io/x/gocv"
 
@@ -61,7 +62,7 @@ func TestPipeline_C6_C7_C8_NoFoulOnUnsureReading(t *testing.T) {
 	run := func(pr model.Predictor, until int64) outcome {
 		pc := DefaultPipelineConfig()
 		pc.Settings = *evs[0].Settings
-		pc.StopFrames = 1 << 20
+		pc.StopWait = time.Hour
 		p, err := NewPipeline(cal, pr, pc)
 		if err != nil {
 			t.Fatal(err)
