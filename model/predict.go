@@ -488,8 +488,7 @@ func checkCrops(cfg Config, crops []Crop) error {
 // whole view: the detail view is the card's centre, 1/BackDetailZoom of it
 // each way, at the crop's size. A back's motifs are a few pixels across in
 // a whole-card crop, too small to tell close designs apart; at 1.5 times
-// the scale they are not (`ligretto model eval --n 10000`, 12 unseen
-// designs, seed 1: 98.0% from the whole view, 99.8% from both).
+// the scale they are not.
 const BackDetailZoom = 1.5
 
 // BackViews is a card back as ClassifyBacks reads it: the whole card, as
@@ -548,10 +547,7 @@ func BackViewsFromImage(img image.Image, cfg Config) (BackViews, error) {
 // view's and the detail view's, each the mean of the embeddings of the
 // view, its mirror image, and both of those moved backShift pixels each
 // way (backShifts), so that a back is compared both at a glance and close
-// up, and its prototype does not hang on where one crop's edges fell.
-// (The mirror image alone took the mean over 11 seeds from 99.42 to
-// 99.52%; the detail view took seed 1 from 98.0 to 99.8%; the moved views
-// halved the enrolments under 99.5% on the six hardest of 26 seeds.) It
+// up, and its prototype does not hang on where one crop's edges fell. It
 // costs twenty readings a card: for enrolment, the count and identify,
 // where backs are compared, not for the live pipeline's faces. Prototypes
 // and the embeddings compared with them must come the same way.
