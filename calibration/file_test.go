@@ -35,7 +35,9 @@ func TestFile_RoundTrip(t *testing.T) {
 
 func TestFile_BrokenFilesSayWhatToDo(t *testing.T) {
 	var buf bytes.Buffer
-	validFile(3).Write(&buf)
+	if err := validFile(3).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
 	good := buf.String()
 	cases := []struct {
 		doc  string

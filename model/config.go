@@ -87,11 +87,23 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first thing wrong with c, wrapping ErrConfig.
+// Validate reports the first thing wrong with c, wrapping ErrConfig: in
+// the network's shape first, then in how it is trained.
 func (c Config) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
+	if err := c.validateArch(); err != nil {
+		return err
 	}
+	return c.validateTraining()
+}
+
+// badConfig is an error of c, wrapping ErrConfig.
+func badConfig(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...)
+}
+
+// validateArch checks the network's shape: its input, conv blocks and heads.
+func (c Config) validateArch() error {
+	bad := badConfig
 	switch {
 	case c.Width <= 0 || c.Height <= 0:
 		return bad("input size %dx%d", c.Width, c.Height)
@@ -118,6 +130,15 @@ func (c Config) Validate() error {
 		return bad("%d back classes", c.BackClasses)
 	case !(c.BNEpsilon > 0 && c.BNEpsilon < 1):
 		return bad("batch-norm epsilon %g", c.BNEpsilon)
+	}
+	return nil
+}
+
+// validateTraining checks how the network is trained: batches, steps,
+// losses and workers.
+func (c Config) validateTraining() error {
+	bad := badConfig
+	switch {
 	case c.BatchSize < 2 || c.BatchSize > 4096:
 		return bad("batch size %d (batch-norm needs at least 2)", c.BatchSize)
 	case !(c.LearnRate > 0 && c.LearnRate < 1):

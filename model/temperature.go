@@ -28,13 +28,6 @@ type Temperatures struct {
 // network's own.
 func (t Temperatures) IsZero() bool { return t == Temperatures{} }
 
-func orOne(v float64) float64 {
-	if v == 0 {
-		return 1
-	}
-	return v
-}
-
 // TemperatureFileName is the name of the temperatures file that lies
 // beside the weights files it is for (model/weights/temperature.json).
 const TemperatureFileName = "temperature.json"

@@ -108,20 +108,19 @@ func openFolder(dir string, fps float64) (Source, error) {
 }
 
 func (f *folderSource) Next(dst *gocv.Mat) (Shot, error) {
-	for f.n < len(f.files) {
-		path := f.files[f.n]
-		t := int64(float64(f.n) * 1000 / f.fps)
-		f.n++
-		img := gocv.IMRead(path, gocv.IMReadColor)
-		if img.Empty() {
-			img.Close()
-			return Shot{TimeMS: t}, fmt.Errorf("%w: %s: not an image OpenCV can read", ErrSource, path)
-		}
-		img.CopyTo(dst)
-		img.Close()
-		return Shot{TimeMS: t}, nil
+	if f.n >= len(f.files) {
+		return Shot{}, io.EOF
 	}
-	return Shot{}, io.EOF
+	path := f.files[f.n]
+	t := int64(float64(f.n) * 1000 / f.fps)
+	f.n++
+	img := gocv.IMRead(path, gocv.IMReadColor)
+	defer img.Close()
+	if img.Empty() {
+		return Shot{TimeMS: t}, fmt.Errorf("%w: %s: not an image OpenCV can read", ErrSource, path)
+	}
+	img.CopyTo(dst)
+	return Shot{TimeMS: t}, nil
 }
 
 func (f *folderSource) Close() error { return nil }

@@ -62,7 +62,9 @@ func TestCameraSource_DropsAndComesBack(t *testing.T) {
 	}
 	go func() {
 		time.Sleep(700 * time.Millisecond)
-		os.Rename(away, dev)
+		if err := os.Rename(away, dev); err != nil {
+			t.Error(err) // not Fatal: this is not the test's goroutine
+		}
 	}()
 	start := time.Now()
 	if _, err := c.Next(&m); err != nil {
@@ -75,8 +77,10 @@ func TestCameraSource_DropsAndComesBack(t *testing.T) {
 		t.Fatalf("frame after reopening: %dx%d", m.Cols(), m.Rows())
 	}
 	// Gone for good: a clear error once the wait is over.
-	for range 4 {
-		c.Next(&m)
+	for i := range 4 {
+		if _, err := c.Next(&m); err != nil {
+			t.Fatalf("frame %d after reopening: %v", i, err)
+		}
 	}
 	if err := os.Remove(dev); err != nil {
 		t.Fatal(err)
@@ -99,7 +103,9 @@ func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	cut := filepath.Join(dir, "cut.avi")
-	os.WriteFile(cut, b[:len(b)*2/3], 0o644)
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
 	src, err := Open(cut, 30)
 	if err != nil {
 		t.Fatalf("a truncated video should still open: %v", err)
@@ -122,7 +128,9 @@ func TestVideoSource_TruncatedAndCorrupt(t *testing.T) {
 		t.Errorf("truncated video gave %d frames, want the ones before the break", n)
 	}
 	junk := filepath.Join(dir, "junk.mkv")
-	os.WriteFile(junk, []byte("this is not a video, it only says it is"), 0o644)
+	if err := os.WriteFile(junk, []byte("this is not a video, it only says it is"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if src, err := Open(junk, 30); err == nil {
 		_, err = src.Next(&m)
 		src.Close()
@@ -182,7 +190,9 @@ func TestReopen_CameraAwayForLongComesBack(t *testing.T) {
 	}
 	go func() {
 		time.Sleep(time.Second)
-		os.Rename(away, dev)
+		if err := os.Rename(away, dev); err != nil {
+			t.Error(err) // not Fatal: this is not the test's goroutine
+		}
 	}()
 	before := last
 	next()

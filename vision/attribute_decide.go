@@ -37,23 +37,29 @@ func (a *Attributor) attributeQueued(tMS int64, final bool) {
 // the seats lost.
 func (a *Attributor) attribute(p *pending, tMS int64, final bool) {
 	f, t := *p.o.Card, p.o.TimeMS
-	type seatLoss struct {
-		s *seatWatch
-		l *loss
+	strong, weak, doubt := a.seatLosses(f, t)
+	arm := loneArm(p.arms)
+	expired := final || tMS-t >= a.cfg.HoldMS
+	pick, evidence := a.pickLoss(p, strong, weak, doubt, arm, expired, tMS)
+	if !expired && evidence == "" && len(strong) < 2 {
+		return // wait for the busy seats
 	}
-	var strong, weak []seatLoss
-	var doubt []string
+	a.decide(p, tMS, append(strong, weak...), doubt, pick, evidence, arm)
+}
+
+// seatLoss is a seat's loss of the face of a commit.
+type seatLoss struct {
+	s *seatWatch
+	l *loss
+}
+
+// seatLosses are, for a commit of face f at t, the seats that lost f
+// around t from their deal (strong: a stack or a row) or from their
+// hand's pile (weak), each with its likeliest loss, and the players whose
+// seats showed f when last read and have not been read since (doubt).
+func (a *Attributor) seatLosses(f referee.Face, t int64) (strong, weak []seatLoss, doubt []string) {
 	for _, s := range a.seats {
-		var best *loss
-		for i := range s.losses {
-			l := &s.losses[i]
-			if l.used || l.face != f || l.seenMS > t-a.cfg.FlightMS || l.goneMS < t-a.cfg.WindowMS {
-				continue
-			}
-			if best == nil || (l.dealt && !best.dealt) || (l.dealt == best.dealt && l.goneMS > best.goneMS) {
-				best = l
-			}
-		}
+		best := a.bestLoss(s, f, t)
 		switch {
 		case best != nil && best.dealt:
 			strong = append(strong, seatLoss{s, best})
@@ -65,11 +71,31 @@ func (a *Attributor) attribute(p *pending, tMS int64, final bool) {
 			doubt = append(doubt, s.player)
 		}
 	}
-	arms := p.arms
-	arm := loneArm(arms)
-	expired := final || tMS-t >= a.cfg.HoldMS
-	var pick *seatLoss
-	evidence := ""
+	return strong, weak, doubt
+}
+
+// bestLoss is s's unused loss of f that fits a commit at t, preferring
+// one from the deal, then the latest gone; nil if none fits.
+func (a *Attributor) bestLoss(s *seatWatch, f referee.Face, t int64) *loss {
+	var best *loss
+	for i := range s.losses {
+		l := &s.losses[i]
+		if l.used || l.face != f || l.seenMS > t-a.cfg.FlightMS || l.goneMS < t-a.cfg.WindowMS {
+			continue
+		}
+		if best == nil || (l.dealt && !best.dealt) || (l.dealt == best.dealt && l.goneMS > best.goneMS) {
+			best = l
+		}
+	}
+	return best
+}
+
+// pickLoss chooses the loss that names who laid commit p, and the
+// evidence for it: none ("") if the seats and the arm do not agree
+// enough; EvidenceArm, with no loss, when only the arm can say, once the
+// commit has waited long enough (expired).
+func (a *Attributor) pickLoss(p *pending, strong, weak []seatLoss, doubt []string, arm string, expired bool, tMS int64) (pick *seatLoss, evidence string) {
+	t := p.o.TimeMS
 	switch {
 	case len(strong) == 1 && len(doubt) == 0 && (len(weak) == 0 || !a.sameFaceNearby(p)):
 		pick, evidence = &strong[0], EvidenceDeal
@@ -95,11 +121,18 @@ func (a *Attributor) attribute(p *pending, tMS int64, final bool) {
 			evidence = EvidenceArm // no seat was seen losing it: only the arm
 		}
 	}
-	if !expired && evidence == "" && len(strong) < 2 {
-		return // wait for the busy seats
-	}
-	at := Attribution{TimeMS: t, Pile: p.o.Pile, Card: f, DecidedMS: tMS, Arms: arms}
-	for _, c := range append(strong, weak...) {
+	return pick, evidence
+}
+
+// decide records the attribution of commit p, decided at tMS: the player
+// of the picked loss (now used) or the lone arm, sure, with the evidence;
+// or, with no evidence, unsure among the candidates (the seats that lost
+// the face) and the doubtful seats. A seat's attribution also teaches
+// whether the camera sees that player's arm.
+func (a *Attributor) decide(p *pending, tMS int64, candidates []seatLoss, doubt []string, pick *seatLoss, evidence, arm string) {
+	arms := p.arms
+	at := Attribution{TimeMS: p.o.TimeMS, Pile: p.o.Pile, Card: *p.o.Card, DecidedMS: tMS, Arms: arms}
+	for _, c := range candidates {
 		at.Candidates = append(at.Candidates, c.s.player)
 	}
 	switch {

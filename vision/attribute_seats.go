@@ -114,6 +114,31 @@ func (s *seatWatch) changed(x, y, mask gocv.Mat) float64 {
 func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 	t0 := time.Now()
 	a.t.Reads++
+	next, crops, todo, err := a.findSeatCards(s, frame, tMS)
+	if err != nil {
+		return err
+	}
+	next = a.keepCovered(s, next)
+	t1 := time.Now()
+	a.t.Read += t1.Sub(t0)
+	if err := a.classifySeatCards(next, crops, todo); err != nil {
+		return err
+	}
+	a.t.Classify += time.Since(t1)
+	if s.readAt >= 0 {
+		a.noteLosses(s, next, tMS)
+	}
+	a.noteDeal(s, next)
+	a.watchSeat(s, next, tMS)
+	a.forgetOldLosses(s, tMS)
+	return nil
+}
+
+// findSeatCards finds the face-up cards in the seat's zone of the frame:
+// next, with the faces of those already read carried over, and for those
+// new or moved, their crops from the camera and where they are in next
+// (todo).
+func (a *Attributor) findSeatCards(s *seatWatch, frame gocv.Mat, tMS int64) (next []seatCard, crops []model.Crop, todo []int, err error) {
 	// Once the seat's cards were found, only where they lie and a card
 	// round it is read: not the rest of the zone (a marker in its corner
 	// costs much to find no card in).
@@ -128,41 +153,58 @@ func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 	// cards (find.Cards with Fit) finds cards between them that are not there.
 	found := find.Cards(s.hi, cardOptions())
 	reach := 0.3 * calibration.CardWMM * WorkPxPerMM
-	var next []seatCard
-	var crops []model.Crop
-	var todo []int
 	for _, wq := range found {
 		sig := signature(s.hi, wq)
 		var q Quad
 		for i, p := range wq {
 			q[i] = p.Add(win.Min)
 		}
-		x, y := q.Centre()
-		xi, yi := int(x*hiToLow), int(y*hiToLow)
-		if xi < 0 || yi < 0 || xi >= s.mask.Cols() || yi >= s.mask.Rows() || s.mask.GetUCharAt(yi, xi) == 0 {
+		if !s.inZone(q) {
 			continue // another seat's card, or one on its way to the centre
 		}
 		c := seatCard{q: q, sig: sig, seen: tMS}
 		if old, ok := s.same(c, reach); ok {
 			c.face, c.ok = old.face, old.ok
 		} else {
-			var cam Quad
-			for i, p := range q {
-				cp := s.toCam.Apply(calibration.Point{X: float64(p.X), Y: float64(p.Y)})
-				cam[i] = image.Pt(int(math.Round(cp.X)), int(math.Round(cp.Y)))
-			}
-			crop, err := cropFromCamera(frame, cam, a.cal.WhiteBalance, a.mcfg.Width, a.mcfg.Height)
+			crop, err := a.cropSeatCard(s, frame, q)
 			if err != nil {
-				return fmt.Errorf("attributor: %w", err)
+				return nil, nil, nil, err
 			}
 			crops = append(crops, crop)
 			todo = append(todo, len(next))
 		}
 		next = append(next, c)
 	}
-	// A card last read that is neither under a card found now nor gone to
-	// bare table lies under a hand or an arm: it is still there as far as
-	// anyone can tell.
+	return next, crops, todo, nil
+}
+
+// inZone reports whether the centre of q (in the seat's view) lies in
+// the seat's zone.
+func (s *seatWatch) inZone(q Quad) bool {
+	x, y := q.Centre()
+	xi, yi := int(x*hiToLow), int(y*hiToLow)
+	return !(xi < 0 || yi < 0 || xi >= s.mask.Cols() || yi >= s.mask.Rows() || s.mask.GetUCharAt(yi, xi) == 0)
+}
+
+// cropSeatCard is the crop of the card at q in the seat's view, cut from
+// the camera frame.
+func (a *Attributor) cropSeatCard(s *seatWatch, frame gocv.Mat, q Quad) (model.Crop, error) {
+	var cam Quad
+	for i, p := range q {
+		cp := s.toCam.Apply(calibration.Point{X: float64(p.X), Y: float64(p.Y)})
+		cam[i] = image.Pt(int(math.Round(cp.X)), int(math.Round(cp.Y)))
+	}
+	crop, err := cropFromCamera(frame, cam, a.cal.WhiteBalance, a.mcfg.Width, a.mcfg.Height)
+	if err != nil {
+		return crop, fmt.Errorf("attributor: %w", err)
+	}
+	return crop, nil
+}
+
+// keepCovered adds to next the cards last read that are neither under a
+// card found now nor gone to bare table: they lie under a hand or an arm,
+// still there as far as anyone can tell.
+func (a *Attributor) keepCovered(s *seatWatch, next []seatCard) []seatCard {
 	for _, old := range s.cards {
 		x, y := old.q.Centre()
 		under := false
@@ -176,35 +218,44 @@ func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 			next = append(next, old)
 		}
 	}
-	t1 := time.Now()
-	a.t.Read += t1.Sub(t0)
-	if len(crops) > 0 {
-		preds, err := a.pred.Classify(crops)
-		if err != nil {
-			return fmt.Errorf("attributor: %w", err)
-		}
-		a.t.Crops += len(crops)
-		for i, k := range todo {
-			p := preds[i]
-			next[k].face, next[k].ok = p.Face(), !p.IsBack() && float64(p.RawFaceConfidence()) >= a.cfg.MinConfidence
+	return next
+}
+
+// classifySeatCards reads the crops of the cards next[todo[i]].
+func (a *Attributor) classifySeatCards(next []seatCard, crops []model.Crop, todo []int) error {
+	if len(crops) == 0 {
+		return nil
+	}
+	preds, err := a.pred.Classify(crops)
+	if err != nil {
+		return fmt.Errorf("attributor: %w", err)
+	}
+	a.t.Crops += len(crops)
+	for i, k := range todo {
+		p := preds[i]
+		next[k].face, next[k].ok = p.Face(), !p.IsBack() && float64(p.RawFaceConfidence()) >= a.cfg.MinConfidence
+	}
+	return nil
+}
+
+// noteDeal notes where the seat's deal lies: the first read that shows
+// the stack and the whole row and nothing else (C3, C4); the hand's pile,
+// once there, lies in line with them and could not be told apart.
+func (a *Attributor) noteDeal(s *seatWatch, next []seatCard) {
+	if s.dealtDone || len(next) != a.rowSize+1 {
+		return
+	}
+	s.dealtDone = true
+	for _, c := range next {
+		if r := s.lowRect(c.q, 1); c.ok && r.Dx() > 2 && r.Dy() > 2 && !a.bareAt(s, c.q, 0.5) {
+			s.dealt = append(s.dealt, dealtSpot{r: r, bareSince: -1})
 		}
 	}
-	a.t.Classify += time.Since(t1)
-	if s.readAt >= 0 {
-		a.noteLosses(s, next, tMS)
-	}
-	// The deal: the first read that shows the stack and the whole row and
-	// nothing else (C3, C4): the hand's pile, once there, lies in line
-	// with them and could not be told apart.
-	if !s.dealtDone && len(next) == a.rowSize+1 {
-		s.dealtDone = true
-		for _, c := range next {
-			if r := s.lowRect(c.q, 1); c.ok && r.Dx() > 2 && r.Dy() > 2 && !a.bareAt(s, c.q, 0.5) {
-				s.dealt = append(s.dealt, dealtSpot{r: r, bareSince: -1})
-			}
-		}
-	}
-	// Watch for motion where the cards lie from now on.
+}
+
+// watchSeat keeps the seat's cards as read at tMS, and watches for motion
+// where they lie from now on.
+func (a *Attributor) watchSeat(s *seatWatch, next []seatCard, tMS int64) {
 	if s.readAt < 0 {
 		s.active.SetTo(gocv.NewScalar(0, 0, 0, 0))
 	}
@@ -218,7 +269,11 @@ func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 	s.activeN = max(1, gocv.CountNonZero(s.active))
 	s.cards, s.readAt, s.dirty = next, tMS, false
 	s.img.CopyTo(&s.read)
-	// Forget losses too old to match any commit still to come.
+}
+
+// forgetOldLosses forgets the seat's losses too old to match any commit
+// still to come.
+func (a *Attributor) forgetOldLosses(s *seatWatch, tMS int64) {
 	keep := s.losses[:0]
 	for _, l := range s.losses {
 		if tMS-l.goneMS <= a.cfg.WindowMS+a.cfg.HoldMS {
@@ -226,7 +281,6 @@ func (a *Attributor) readSeat(s *seatWatch, frame gocv.Mat, tMS int64) error {
 		}
 	}
 	s.losses = keep
-	return nil
 }
 
 // noteLosses compares the faces the seat showed with those it shows now,

@@ -96,14 +96,9 @@ func runAttributed(t *testing.T, players int, seed uint64) *attrRun {
 	return run
 }
 
-// truthOf is who really laid the card committed as f at t: the latest
-// simulated play of f landed at most 5 s before, or "" (a misread).
-func truthOf(evs []sim.Event, f referee.Face, t int64) string {
-	who, _ := truthPlay(evs, f, t)
-	return who
-}
-
-// truthPlay is truthOf with where the card came from.
+// truthPlay is who really laid the card committed as f at t (the latest
+// simulated play of f landed at most 5 s before, or "": a misread), and
+// where the card came from.
 func truthPlay(evs []sim.Event, f referee.Face, t int64) (string, referee.SourceKind) {
 	var got sim.Event
 	for _, e := range evs {
@@ -330,7 +325,9 @@ func (a *Attributor) seat(name string) *seatWatch {
 func commit(pile int, f string, t int64) referee.Observation {
 	var c referee.Colour
 	var n int
-	fmt.Sscanf(f[1:], "%d", &n)
+	if _, err := fmt.Sscanf(f[1:], "%d", &n); err != nil {
+		panic(fmt.Sprintf("commit(%q): a face is a colour letter and a number: %v", f, err))
+	}
 	switch f[0] {
 	case 'r':
 		c = referee.Red

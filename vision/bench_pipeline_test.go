@@ -3,6 +3,7 @@ package vision
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -269,7 +270,13 @@ func benchRound(b *testing.B, players int, seed uint64, errRate float64) {
 	var all []referee.Observation
 	apply := func(obs []referee.Observation) {
 		for _, o := range obs {
-			ref.Apply(o) // a violation is an answer, not a failure here
+			// A violation is an answer, not a failure here; a refusal is.
+			if _, err := ref.Apply(o); err != nil {
+				var x *referee.Violation
+				if !errors.As(err, &x) {
+					b.Fatalf("the referee refused %+v: %v", o, err)
+				}
+			}
 			all = append(all, o)
 		}
 	}

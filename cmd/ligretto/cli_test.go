@@ -125,7 +125,9 @@ func TestCLI_Errors(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"seq\":1,\"obs\":{\"kind\":\"match\"},\"verdict\":{}}\nnonsense\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("{\"seq\":1,\"obs\":{\"kind\":\"match\"},\"verdict\":{}}\nnonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, _, stderr := runCLI("replay", bad); code != 1 || !strings.Contains(stderr, "line") {
 		t.Errorf("a broken log: exit %d, %q", code, stderr)
 	}

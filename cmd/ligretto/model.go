@@ -37,6 +37,13 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	case "temperature":
 		return runModelTemperature(args[1:], stdout, stderr)
 	}
+	return runModelEval(args[1:], stdout, stderr)
+}
+
+// evalFunc scores a predictor on n fresh crops of a seed.
+type evalFunc func(p model.Predictor, seed uint64, n int, progress func(done, total int)) (training.Report, error)
+
+func runModelEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("model eval", "--seed S | --seeds LIST --n N [--faces-only] [--json] [--misread FILE.png] [--reliability FILE.png] [--weights FILE] [--second FILE|none] [--gorgonia]", stderr)
 	seed := fs.Uint64("seed", 7, "seed of the fresh crops (training used --seed and --seed+1000003)")
 	seedList := fs.String("seeds", "", "several seeds, each scored on its own, then summed up: a list of seeds and ranges (2001-2040,7,99)")
@@ -48,7 +55,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	useGorgonia := fs.Bool("gorgonia", false, "classify with the gorgonia graph instead of the fast path")
 	misreadPNG := fs.String("misread", "", "write the faces read as another card to this PNG, each captioned with its seed, truth, reading and confidence")
 	reliabilityPNG := fs.String("reliability", "", "write the reliability diagram of the faces' confidences (all seeds), before and after temperatures, to this PNG")
-	if err := parse(fs, args[1:]); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *misreadPNG != "" && filepath.Ext(*misreadPNG) != ".png" {
@@ -73,31 +80,13 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	}
 	defer p.Close()
 	fmt.Fprintf(stderr, "classifier: %v\n", nets)
-	evaluate := training.Evaluate
-	if *facesOnly {
-		evaluate = training.EvaluateFaces
+	evaluate, err := chooseEval(*facesOnly, *printed)
+	if err != nil {
+		return err
 	}
-	if *printed != 0 {
-		if !*facesOnly || *printed < 0 || *printed > 1 {
-			return fmt.Errorf("--printed %g: want a share in 0..1, with --faces-only", *printed)
-		}
-		share := *printed
-		evaluate = func(p model.Predictor, seed uint64, n int, progress func(done, total int)) (training.Report, error) {
-			return training.EvaluatePrintedFaces(p, seed, n, share, progress)
-		}
-	}
-	var reps []training.Report
-	for _, s := range seeds {
-		bar := newProgress(stderr, fmt.Sprintf("eval seed %d", s), *n)
-		rep, err := evaluate(p, s, *n, func(done, total int) { bar.update(done, "") })
-		bar.done()
-		if err != nil {
-			return fmt.Errorf("seed %d: %w", s, err)
-		}
-		reps = append(reps, rep)
-		if !*asJSON {
-			printReport(stdout, s, rep)
-		}
+	reps, err := evalSeeds(evaluate, p, seeds, *n, *asJSON, stdout, stderr)
+	if err != nil {
+		return err
 	}
 	if *misreadPNG != "" {
 		if err := writeMisread(*misreadPNG, seeds, reps); err != nil {
@@ -119,8 +108,52 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 	if !*asJSON {
 		printCalibration(stdout, calib)
 	}
-	if *seedList == "" {
-		if *asJSON {
+	return printEvalResult(stdout, seeds, reps, calib, *seedList != "", *asJSON)
+}
+
+// chooseEval is the evaluation --faces-only and --printed ask for.
+func chooseEval(facesOnly bool, printed float64) (evalFunc, error) {
+	evaluate := training.Evaluate
+	if facesOnly {
+		evaluate = training.EvaluateFaces
+	}
+	if printed != 0 {
+		if !facesOnly || printed < 0 || printed > 1 {
+			return nil, fmt.Errorf("--printed %g: want a share in 0..1, with --faces-only", printed)
+		}
+		share := printed
+		evaluate = func(p model.Predictor, seed uint64, n int, progress func(done, total int)) (training.Report, error) {
+			return training.EvaluatePrintedFaces(p, seed, n, share, progress)
+		}
+	}
+	return evaluate, nil
+}
+
+// evalSeeds scores p on n crops of each seed, with a progress bar; as
+// text, each seed's report is printed as it comes.
+func evalSeeds(evaluate evalFunc, p model.Predictor, seeds []uint64, n int, asJSON bool, stdout, stderr io.Writer) ([]training.Report, error) {
+	var reps []training.Report
+	for _, s := range seeds {
+		bar := newProgress(stderr, fmt.Sprintf("eval seed %d", s), n)
+		rep, err := evaluate(p, s, n, func(done, total int) { bar.update(done, "") })
+		bar.done()
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", s, err)
+		}
+		reps = append(reps, rep)
+		if !asJSON {
+			printReport(stdout, s, rep)
+		}
+	}
+	return reps, nil
+}
+
+// printEvalResult prints what model eval prints last: the one seed's
+// report as JSON, or the summary of several seeds (as JSON, with each
+// seed's report).
+func printEvalResult(stdout io.Writer, seeds []uint64, reps []training.Report, calib training.Calibration, several, asJSON bool) error {
+	if !several {
+		if asJSON {
 			m := reportJSON(seeds[0], reps[0])
 			m["calibration"] = calib
 			return json.NewEncoder(stdout).Encode(m)
@@ -128,7 +161,7 @@ func runModel(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	sum := training.Summarise(reps)
-	if *asJSON {
+	if asJSON {
 		out := map[string]any{"summary": sum, "calibration": calib}
 		var rs []map[string]any
 		for i, r := range reps {

@@ -70,51 +70,20 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 	defer source.Close()
 	cfg := table.Config{Players: *players, Pipeline: vision.DefaultPipelineConfig(),
 		Reader: func(f *calibration.File) (model.Predictor, error) { return withDeck(f, w, pred) }}
-	if *calPath != "" {
-		if cfg.Calibration, err = readCalibration(*calPath); err != nil {
-			return err
-		}
-		if _, err = withDeck(cfg.Calibration, w, pred); err != nil {
-			return err
-		}
-	} else {
-		// Calibrate from the source's own first frames, then referee the rest.
-		std, err := standardBacks(pred)
-		if err != nil {
-			return err
-		}
-		cfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
+	if err := useCalibration(&cfg, *calPath, w, pred); err != nil {
+		return err
 	}
 	ref := referee.New(opts...)
-	enc := json.NewEncoder(stdout)
-	var writeErr error
-	cfg.OnVerdict = func(tv table.Verdict) {
-		o, v := tv.Obs, tv.Verdict
-		line := refereeLine{Obs: o}
-		if tv.Err != nil {
-			line.Error = tv.Err.Error()
-		} else {
-			line.Verdict = &v
-		}
-		switch {
-		case *asJSON:
-			if err := enc.Encode(line); err != nil && writeErr == nil {
-				writeErr = err
-			}
-		case line.Verdict != nil:
-			fmt.Fprintf(stdout, "%7d ms  %-12s %-9s %s %s\n", o.TimeMS, o.Kind, v.Status, v.Rule, v.Reason)
-		default:
-			fmt.Fprintf(stdout, "%7d ms  %-12s refused: %s\n", o.TimeMS, o.Kind, line.Error)
-		}
-	}
+	printer := &verdictPrinter{out: stdout, enc: json.NewEncoder(stdout), asJSON: *asJSON}
+	cfg.OnVerdict = printer.print
 	loop, err := table.New(cfg, pred, ref)
 	if err != nil {
 		return err
 	}
 	defer loop.Close()
 	srcErr := loop.Run(context.Background(), source)
-	if writeErr != nil {
-		return writeErr
+	if printer.err != nil {
+		return printer.err
 	}
 	if srcErr != nil && loop.Calibration() == nil {
 		return fmt.Errorf("%w (%v)", vision.ErrNotCalibrated, srcErr)
@@ -122,29 +91,91 @@ func runReferee(args []string, stdout, stderr io.Writer) error {
 	if loop.Calibration() == nil {
 		return fmt.Errorf("%w (%s)", vision.ErrNotCalibrated, loop.Status().Stage)
 	}
-	res := ref.Match()
-	if res != nil {
-		if *asJSON {
-			if err := enc.Encode(res); err != nil {
-				return err
-			}
-		} else {
-			fmt.Fprintf(stdout, "rounds scored: %d; totals %v\n", len(res.Rounds), res.Totals)
-		}
+	if err := printer.printMatch(ref); err != nil {
+		return err
 	}
-	if st := ref.State(); st.Phase == referee.PhasePlaying || st.Phase == referee.PhaseCounting {
-		// A video cut short: the round in progress is not scored, and the
-		// log keeps what was seen of it.
-		fmt.Fprintf(stderr, "the source ended during round %d (%s, %d piles seen): that round is not scored", st.Round, st.Phase, len(st.Piles))
-		if *logPath != "" {
-			fmt.Fprintf(stderr, "; %s holds what was seen", *logPath)
-		}
-		fmt.Fprintln(stderr)
-	}
+	warnUnscoredRound(ref, *logPath, stderr)
 	if srcErr != nil {
 		return fmt.Errorf("%w (the scores so far are above)", srcErr)
 	}
 	return nil
+}
+
+// useCalibration sets the loop to use the calibration file, if given, or
+// else to calibrate from the source's own first frames, then referee the
+// rest.
+func useCalibration(cfg *table.Config, calPath string, w *model.Weights, pred model.Predictor) error {
+	if calPath != "" {
+		var err error
+		if cfg.Calibration, err = readCalibration(calPath); err != nil {
+			return err
+		}
+		_, err = withDeck(cfg.Calibration, w, pred)
+		return err
+	}
+	std, err := standardBacks(pred)
+	if err != nil {
+		return err
+	}
+	cfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
+	return nil
+}
+
+// verdictPrinter prints the observations and their verdicts as they come,
+// as text or JSON lines; err is the first JSON line it failed to write.
+type verdictPrinter struct {
+	out    io.Writer
+	enc    *json.Encoder
+	asJSON bool
+	err    error
+}
+
+func (p *verdictPrinter) print(tv table.Verdict) {
+	o, v := tv.Obs, tv.Verdict
+	line := refereeLine{Obs: o}
+	if tv.Err != nil {
+		line.Error = tv.Err.Error()
+	} else {
+		line.Verdict = &v
+	}
+	switch {
+	case p.asJSON:
+		if err := p.enc.Encode(line); err != nil && p.err == nil {
+			p.err = err
+		}
+	case line.Verdict != nil:
+		fmt.Fprintf(p.out, "%7d ms  %-12s %-9s %s %s\n", o.TimeMS, o.Kind, v.Status, v.Rule, v.Reason)
+	default:
+		fmt.Fprintf(p.out, "%7d ms  %-12s refused: %s\n", o.TimeMS, o.Kind, line.Error)
+	}
+}
+
+// printMatch prints the match's result, if a round was scored.
+func (p *verdictPrinter) printMatch(ref *referee.Referee) error {
+	res := ref.Match()
+	if res == nil {
+		return nil
+	}
+	if p.asJSON {
+		return p.enc.Encode(res)
+	}
+	fmt.Fprintf(p.out, "rounds scored: %d; totals %v\n", len(res.Rounds), res.Totals)
+	return nil
+}
+
+// warnUnscoredRound says so when the source ended during a round.
+func warnUnscoredRound(ref *referee.Referee, logPath string, stderr io.Writer) {
+	st := ref.State()
+	if st.Phase != referee.PhasePlaying && st.Phase != referee.PhaseCounting {
+		return
+	}
+	// A video cut short: the round in progress is not scored, and the
+	// log keeps what was seen of it.
+	fmt.Fprintf(stderr, "the source ended during round %d (%s, %d piles seen): that round is not scored", st.Round, st.Phase, len(st.Piles))
+	if logPath != "" {
+		fmt.Fprintf(stderr, "; %s holds what was seen", logPath)
+	}
+	fmt.Fprintln(stderr)
 }
 
 // readCalibration reads a calibration file, saying how to make one when

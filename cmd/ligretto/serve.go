@@ -45,72 +45,44 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// serveOptions are serve's flags.
+type serveOptions struct {
+	source, calPath, logPath, addr, tokenFile, publicIP string
+	httpsAddr, tlsCert, tlsKey, stateDir                string
+	players, maxViewers, udpPort, nackHistory           int
+	cvThreads                                           int
+	speed                                               float64
+	nets                                                networks
+}
+
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "[--source demo|CAMERA|VIDEO|FOLDER] [--calibration F | --players N] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
-	source := fs.String("source", "demo", "what to referee: demo (simulated matches, rendered), a camera index or /dev/videoN, a video file, a folder of images, or phone (a phone publishing to /camera over WHIP)")
-	players := fs.Int("players", 4, "players at the table, 2 to 12 (the demo's, or how many to calibrate live)")
-	speed := fs.Float64("speed", 1, "how many times faster than real time the demo, a video or a folder plays")
-	calPath := fs.String("calibration", "", "calibration file for a camera, video or folder (default: calibrate live from the first frames, with --players)")
-	logPath := fs.String("log", "", "also write the referee's event log (JSON lines) to this new file; `ligretto replay FILE` rebuilds the state from it")
-	addr := fs.String("addr", ":8080", "HTTP address for the spectator page, the console, WHEP and the API")
-	tokenFile := fs.String("token-file", "", "file holding the operator token (without it, a random token is printed once)")
-	maxViewers := fs.Int("max-viewers", 50, "most spectators at once; more are refused with 503")
-	udpPort := fs.Int("udp-port", 8443, "the one UDP port for all WebRTC media (0: any free port)")
-	publicIP := fs.String("public-ip", "", "announce this IP to viewers instead of the local addresses (server behind 1:1 NAT)")
-	nackHistory := fs.Int("nack-history", 0, "RTP packets kept, for all viewers together, to resend to a viewer that lost them (0: 1024; negative: none, a lost packet then costs every viewer a keyframe)")
-	httpsAddr := fs.String("https-addr", "", "also serve HTTPS at this address: phones give a camera only to secure pages (default :8443 with --source phone)")
-	tlsCert := fs.String("tls-cert", "", "certificate for HTTPS (PEM), with --tls-key (default: a self-signed one, made at first start and kept in --state-dir)")
-	tlsKey := fs.String("tls-key", "", "private key for HTTPS (PEM), with --tls-cert")
-	stateDir := fs.String("state-dir", "", "where the self-signed certificate is kept (default: ligretto in the user's config folder)")
-	cvThreads := fs.Int("cv-threads", 1, "threads for OpenCV's parallel loops (the stream's encoder shares the cores); 0: OpenCV's default (one per core)")
-	nets := networkFlags(fs)
-	if err := parse(fs, args); err != nil {
+	o, err := parseServeFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	if *cvThreads < 0 {
-		fmt.Fprintf(stderr, "ligretto serve: --cv-threads %d is negative\n", *cvThreads)
-		return errUsage
-	}
-	cvthreads.Set(*cvThreads)
-	if (*tlsCert == "") != (*tlsKey == "") {
-		fmt.Fprintln(stderr, "ligretto serve: --tls-cert and --tls-key go together")
-		return errUsage
-	}
-	if *source == "phone" && *httpsAddr == "" {
-		*httpsAddr = ":8443"
-	}
-	if *players < 2 || *players > 12 || !(*speed > 0 && *speed <= 50) {
-		fmt.Fprintf(stderr, "ligretto serve: --players %d must be 2 to 12 and --speed %v within (0, 50]\n", *players, *speed)
-		return errUsage
-	}
-	if *udpPort < 0 || *udpPort > 65535 {
-		fmt.Fprintf(stderr, "ligretto serve: --udp-port %d is not a port\n", *udpPort)
-		return errUsage
-	}
-	if *source == "demo" && *calPath != "" {
-		fmt.Fprintln(stderr, "ligretto serve: the demo calibrates each simulated table itself; --calibration is for a camera, video or folder")
-		return errUsage
+	cvthreads.Set(o.cvThreads)
+	if err := o.check(stderr); err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	var cal *calibration.File
-	if *calPath != "" {
-		var err error
-		if cal, err = readCalibration(*calPath); err != nil {
+	if o.calPath != "" {
+		if cal, err = readCalibration(o.calPath); err != nil {
 			return err
 		}
 	}
 	var refOpts []referee.Option
-	if *logPath != "" {
+	if o.logPath != "" {
 		// A new file only: an earlier match's log is never overwritten.
-		lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		lf, err := os.OpenFile(o.logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			return fmt.Errorf("referee log: %w (choose a new file)", err)
 		}
 		defer lf.Close()
 		refOpts = append(refOpts, referee.WithLog(lf))
 	}
-	w, pred, err := predictor(nets, false)
+	w, pred, err := predictor(o.nets, false)
 	if err != nil {
 		return err
 	}
@@ -118,43 +90,21 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if _, err = withDeck(cal, w, pred); err != nil {
 		return err
 	}
-	token, err := operatorToken(*tokenFile, stdout)
+	token, err := operatorToken(o.tokenFile, stdout)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := serveContext()
 	defer cancel()
 
-	roster := referee.DefaultPlayers(*players)
-	game := stream.NewRefereeGame(referee.New(refOpts...), roster)
-	var src table.Source
-	var phone *table.Phone
-	switch *source {
-	case "phone":
-		phone = table.NewPhone(ctx, log)
-		src = phone
-	case "demo":
-		cfg := demo.DefaultConfig()
-		cfg.Players, cfg.Speed, cfg.Log = *players, *speed, log
-		if src, err = demo.New(ctx, cfg); err != nil {
-			return err
-		}
-	default:
-		if src, err = table.Open(*source, 30); err != nil {
-			return err
-		}
-		if table.IsCamera(*source) {
-			// Whatever happens to the camera, the server stays up and
-			// the match resumes when it is back.
-			spec := *source
-			src = table.Reopen(ctx, src, func() (table.Source, error) { return table.Open(spec, 30) }, log)
-		} else {
-			src = table.Paced(table.Prefetch(src), *speed)
-		}
+	game := stream.NewRefereeGame(referee.New(refOpts...), referee.DefaultPlayers(o.players))
+	src, phone, err := openServeSource(ctx, o, log)
+	if err != nil {
+		return err
 	}
 	defer src.Close()
 	feed := newFrameFeed()
-	lcfg := table.Config{Players: *players, Calibration: cal, Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: log,
+	lcfg := table.Config{Players: o.players, Calibration: cal, Pipeline: vision.DefaultPipelineConfig(), Annotate: true, Log: log,
 		OnFrame: feed.offer, Reader: func(f *calibration.File) (model.Predictor, error) { return withDeck(f, w, pred) }}
 	if cal == nil {
 		std, err := standardBacks(pred)
@@ -163,9 +113,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 		lcfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
 	}
-	cfg := stream.Config{Token: token, MaxViewers: *maxViewers, UDPAddr: fmt.Sprintf(":%d", *udpPort), NACKHistory: *nackHistory, Logger: log}
-	if *publicIP != "" {
-		cfg.PublicIPs = []string{*publicIP}
+	cfg := stream.Config{Token: token, MaxViewers: o.maxViewers, UDPAddr: fmt.Sprintf(":%d", o.udpPort), NACKHistory: o.nackHistory, Logger: log}
+	if o.publicIP != "" {
+		cfg.PublicIPs = []string{o.publicIP}
 	}
 	// The loop's metrics go on the server's registry; the loop is made
 	// before the server, whose console acts on it.
@@ -178,7 +128,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer loop.Close()
-	cfg.Table = loopTable{loop: loop, source: *source}
+	cfg.Table = loopTable{loop: loop, source: o.source}
 	if phone != nil {
 		cfg.Ingest = phone
 		cfg.CameraToken = randomToken()
@@ -188,47 +138,37 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var tln net.Listener
-	if *httpsAddr != "" {
-		cert, err := serverCertificate(*tlsCert, *tlsKey, *stateDir, log)
-		if err != nil {
+	if o.httpsAddr != "" {
+		if tln, cfg.CameraURL, err = listenHTTPS(o, log); err != nil {
 			return err
 		}
-		if tln, err = net.Listen("tcp", *httpsAddr); err != nil {
-			return fmt.Errorf("listen on %s (HTTPS): %w", *httpsAddr, err)
-		}
 		defer tln.Close()
-		cfg.CameraURL = "https://" + reachableAddr(tln.Addr())
-		tln = tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
 	srv, err := stream.New(cfg, feed, tableGame{game, loop})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
-	hs := srv.HTTPServer(*addr)
+	hs := srv.HTTPServer(o.addr)
 	served := make(chan error, 2)
 	go func() { served <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "spectators: %s/   console: %s/console   WHEP: %s/whep   (WebRTC on udp %s)\n", url, url, url, srv.ICEAddr())
 	var hss *http.Server
 	if tln != nil {
-		hss = srv.HTTPServer(*httpsAddr)
+		hss = srv.HTTPServer(o.httpsAddr)
 		go func() { served <- hss.Serve(tln) }()
 		fmt.Fprintf(stdout, "over HTTPS: %s/   console: %s/console\n", cfg.CameraURL, cfg.CameraURL)
 	}
 	if phone != nil {
-		cam := cfg.CameraURL + "/camera?token=" + cfg.CameraToken
-		fmt.Fprintf(stdout, "phone camera: %s\n  open it on the phone (scan the code below, or the one on the console); if the browser warns about the certificate, tap Advanced, then Proceed\n", cam)
-		if err := phonelink.TerminalQR(stdout, cam); err != nil {
-			log.Warn("no QR code", slog.Any("err", err))
-		}
+		printPhoneLink(stdout, cfg.CameraURL+"/camera?token="+cfg.CameraToken, log)
 	}
 	log.Info("serving", slog.String("http", ln.Addr().String()), slog.String("udp", srv.ICEAddr().String()),
-		slog.String("source", *source), slog.Int("max_viewers", *maxViewers))
+		slog.String("source", o.source), slog.Int("max_viewers", o.maxViewers))
 
 	// The match loop: it reads the table until the source ends (a video,
 	// a folder) or breaks; the server goes on showing the last picture and
@@ -241,33 +181,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}()
 	runErr := make(chan error, 1)
 	go func() { runErr <- srv.Run(ctx) }()
-	var loopErr error
-	for waiting := true; waiting; {
-		select {
-		case e := <-loopDone:
-			loopErr = e
-			loopDone = nil
-			switch {
-			case errors.Is(e, table.ErrStopped):
-			case e != nil:
-				log.Error("the table's source broke; still serving the scores so far (Ctrl-C stops)", slog.Any("err", e))
-			default:
-				st := game.State()
-				log.Info("the source ended; still serving the scores (Ctrl-C stops)", slog.Int("rounds_scored", st.Match.Rounds),
-					slog.String("phase", string(st.Phase)))
-			}
-		case err = <-runErr:
-			waiting = false
-		case err = <-served:
-			cancel()
-			<-runErr
-			waiting = false
-		}
-	}
-	cancel()
-	if loopDone != nil {
-		loopErr = <-loopDone
-	}
+	err, loopErr := awaitServeEnd(loopDone, runErr, served, cancel, game, log)
 	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()
 	_ = hs.Shutdown(shut)
@@ -282,6 +196,159 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// parseServeFlags reads serve's flags; a negative --cv-threads is a usage
+// error at once (check does the rest, after OpenCV's threads are set).
+func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
+	var o serveOptions
+	fs := newFlags("serve", "[--source demo|CAMERA|VIDEO|FOLDER] [--calibration F | --players N] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
+	fs.StringVar(&o.source, "source", "demo", "what to referee: demo (simulated matches, rendered), a camera index or /dev/videoN, a video file, a folder of images, or phone (a phone publishing to /camera over WHIP)")
+	fs.IntVar(&o.players, "players", 4, "players at the table, 2 to 12 (the demo's, or how many to calibrate live)")
+	fs.Float64Var(&o.speed, "speed", 1, "how many times faster than real time the demo, a video or a folder plays")
+	fs.StringVar(&o.calPath, "calibration", "", "calibration file for a camera, video or folder (default: calibrate live from the first frames, with --players)")
+	fs.StringVar(&o.logPath, "log", "", "also write the referee's event log (JSON lines) to this new file; `ligretto replay FILE` rebuilds the state from it")
+	fs.StringVar(&o.addr, "addr", ":8080", "HTTP address for the spectator page, the console, WHEP and the API")
+	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the operator token (without it, a random token is printed once)")
+	fs.IntVar(&o.maxViewers, "max-viewers", 50, "most spectators at once; more are refused with 503")
+	fs.IntVar(&o.udpPort, "udp-port", 8443, "the one UDP port for all WebRTC media (0: any free port)")
+	fs.StringVar(&o.publicIP, "public-ip", "", "announce this IP to viewers instead of the local addresses (server behind 1:1 NAT)")
+	fs.IntVar(&o.nackHistory, "nack-history", 0, "RTP packets kept, for all viewers together, to resend to a viewer that lost them (0: 1024; negative: none, a lost packet then costs every viewer a keyframe)")
+	fs.StringVar(&o.httpsAddr, "https-addr", "", "also serve HTTPS at this address: phones give a camera only to secure pages (default :8443 with --source phone)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "certificate for HTTPS (PEM), with --tls-key (default: a self-signed one, made at first start and kept in --state-dir)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "private key for HTTPS (PEM), with --tls-cert")
+	fs.StringVar(&o.stateDir, "state-dir", "", "where the self-signed certificate is kept (default: ligretto in the user's config folder)")
+	fs.IntVar(&o.cvThreads, "cv-threads", 1, "threads for OpenCV's parallel loops (the stream's encoder shares the cores); 0: OpenCV's default (one per core)")
+	o.nets = networkFlags(fs)
+	if err := parse(fs, args); err != nil {
+		return o, err
+	}
+	if o.cvThreads < 0 {
+		fmt.Fprintf(stderr, "ligretto serve: --cv-threads %d is negative\n", o.cvThreads)
+		return o, errUsage
+	}
+	return o, nil
+}
+
+// check reports the flags that do not go together or are out of range,
+// and fills in the HTTPS address a phone source needs.
+func (o *serveOptions) check(stderr io.Writer) error {
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		fmt.Fprintln(stderr, "ligretto serve: --tls-cert and --tls-key go together")
+		return errUsage
+	}
+	if o.source == "phone" && o.httpsAddr == "" {
+		o.httpsAddr = ":8443"
+	}
+	if o.players < 2 || o.players > 12 || !(o.speed > 0 && o.speed <= 50) {
+		fmt.Fprintf(stderr, "ligretto serve: --players %d must be 2 to 12 and --speed %v within (0, 50]\n", o.players, o.speed)
+		return errUsage
+	}
+	if o.udpPort < 0 || o.udpPort > 65535 {
+		fmt.Fprintf(stderr, "ligretto serve: --udp-port %d is not a port\n", o.udpPort)
+		return errUsage
+	}
+	if o.source == "demo" && o.calPath != "" {
+		fmt.Fprintln(stderr, "ligretto serve: the demo calibrates each simulated table itself; --calibration is for a camera, video or folder")
+		return errUsage
+	}
+	return nil
+}
+
+// openServeSource opens what serve referees: the phone (returned as such
+// too, for the server's WHIP ingest), the demo, or a camera, video or
+// folder.
+func openServeSource(ctx context.Context, o serveOptions, log *slog.Logger) (table.Source, *table.Phone, error) {
+	switch o.source {
+	case "phone":
+		phone := table.NewPhone(ctx, log)
+		return phone, phone, nil
+	case "demo":
+		cfg := demo.DefaultConfig()
+		cfg.Players, cfg.Speed, cfg.Log = o.players, o.speed, log
+		src, err := demo.New(ctx, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, nil, nil
+	}
+	src, err := table.Open(o.source, 30)
+	if err != nil {
+		return nil, nil, err
+	}
+	if table.IsCamera(o.source) {
+		// Whatever happens to the camera, the server stays up and
+		// the match resumes when it is back.
+		spec := o.source
+		return table.Reopen(ctx, src, func() (table.Source, error) { return table.Open(spec, 30) }, log), nil, nil
+	}
+	return table.Paced(table.Prefetch(src), o.speed), nil, nil
+}
+
+// listenHTTPS listens at --https-addr with the certificate, and says
+// where a phone reaches it.
+func listenHTTPS(o serveOptions, log *slog.Logger) (net.Listener, string, error) {
+	cert, err := serverCertificate(o.tlsCert, o.tlsKey, o.stateDir, log)
+	if err != nil {
+		return nil, "", err
+	}
+	tln, err := net.Listen("tcp", o.httpsAddr)
+	if err != nil {
+		return nil, "", fmt.Errorf("listen on %s (HTTPS): %w", o.httpsAddr, err)
+	}
+	url := "https://" + reachableAddr(tln.Addr())
+	return tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), url, nil
+}
+
+// printPhoneLink prints the phone camera's link and its QR code.
+func printPhoneLink(stdout io.Writer, cam string, log *slog.Logger) {
+	fmt.Fprintf(stdout, "phone camera: %s\n  open it on the phone (scan the code below, or the one on the console); if the browser warns about the certificate, tap Advanced, then Proceed\n", cam)
+	if err := phonelink.TerminalQR(stdout, cam); err != nil {
+		log.Warn("no QR code", slog.Any("err", err))
+	}
+}
+
+// awaitServeEnd waits until the server stops (it is stopped, or one of
+// its listeners fails), logging how the match loop ended if it ends
+// first; then it stops the loop and waits for it. err is the server's,
+// loopErr the loop's.
+func awaitServeEnd(loopDone, runErr, served chan error, cancel context.CancelFunc, game *stream.RefereeGame, log *slog.Logger) (err, loopErr error) {
+	for waiting := true; waiting; {
+		select {
+		case e := <-loopDone:
+			loopErr = e
+			loopDone = nil
+			logLoopEnd(e, game, log)
+		case err = <-runErr:
+			waiting = false
+		case err = <-served:
+			cancel()
+			// The listener's error is the one to report; the server's
+			// own, once cancelled, only says it stopped.
+			if e := <-runErr; e != nil {
+				log.Debug("the server stopped", slog.Any("err", e))
+			}
+			waiting = false
+		}
+	}
+	cancel()
+	if loopDone != nil {
+		loopErr = <-loopDone
+	}
+	return err, loopErr
+}
+
+// logLoopEnd says why the match loop ended while the server goes on.
+func logLoopEnd(e error, game *stream.RefereeGame, log *slog.Logger) {
+	switch {
+	case errors.Is(e, table.ErrStopped):
+	case e != nil:
+		log.Error("the table's source broke; still serving the scores so far (Ctrl-C stops)", slog.Any("err", e))
+	default:
+		st := game.State()
+		log.Info("the source ended; still serving the scores (Ctrl-C stops)", slog.Int("rounds_scored", st.Match.Rounds),
+			slog.String("phase", string(st.Phase)))
+	}
 }
 
 // randomToken is a fresh secret for the phone's camera link.

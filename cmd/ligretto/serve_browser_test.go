@@ -106,8 +106,12 @@ func TestServe_DemoInARealBrowser(t *testing.T) {
 		time.Sleep(8 * time.Second) // past the first seconds, when the picture is still catching up
 		png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
 		if err == nil {
-			os.MkdirAll(dir, 0o755)
-			os.WriteFile(filepath.Join(dir, "demo.png"), png, 0o644)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "demo.png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -174,8 +174,12 @@ func writeY4M(t *testing.T, video, out string, fps int) {
 			fmt.Fprintf(w, "YUV4MPEG2 W%d H%d F%d:1 Ip A1:1 C420jpeg\n", m.Cols(), m.Rows(), fps)
 		}
 		gocv.CvtColor(m, &yuv, gocv.ColorBGRToYUVI420)
-		w.WriteString("FRAME\n")
-		w.Write(yuv.ToBytes())
+		if _, err := w.WriteString("FRAME\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(yuv.ToBytes()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)

@@ -22,115 +22,216 @@ func init() {
 	register(command{name: "train", summary: "train the card classifier (from scratch, or on from saved weights); write weights and PNG plots", run: runTrain})
 }
 
+// trainOptions are train's flags; cfg holds those that are the model's.
+type trainOptions struct {
+	cfg                                          model.Config
+	seed                                         uint64
+	out, photos, from, colourWeights, snapshotAt string
+	steps, evalN, replayN                        int
+	photoShare, faceShare, printed               float64
+	// Set on the command line, not left at their defaults.
+	hiddenSet, backClassesSet, faceShareSet bool
+	usage                                   func()
+}
+
 func runTrain(args []string, stdout, stderr io.Writer) error {
+	o, err := parseTrainFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	snapshotSteps, err := o.snapshotSteps()
+	if err != nil {
+		return err
+	}
+	if err := o.checkShares(); err != nil {
+		return err
+	}
+	start, err := o.startWeights()
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		fmt.Fprintln(stderr, "ligretto train: --out DIR is required")
+		o.usage()
+		return errUsage
+	}
+	cfg := o.cfg
+	cfg.Seed = o.seed
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	var colourMix []float64 // read before anything is written or loaded
+	if o.colourWeights != "" {
+		if colourMix, err = parseFloats(o.colourWeights); err != nil {
+			return fmt.Errorf("--colour-weights %q: %w", o.colourWeights, err)
+		}
+	}
+	var replay *training.Replay
+	if o.replayN != 0 {
+		if replay, err = training.NewReplay(cfg, o.replayN, 2, 512); err != nil {
+			return fmt.Errorf("--replay %d: %w", o.replayN, err)
+		}
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	var tune, held []training.PhotoCrop
+	if o.photos != "" {
+		if tune, held, err = loadPhotos(o.photos, cfg); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "photos: %d crops to fine-tune on, %d held out\n", len(tune), len(held))
+	}
+	data, err := o.trainingData(cfg, tune, colourMix)
+	if err != nil {
+		return err
+	}
+	w, hist, err := trainSteps(o, cfg, start, data, replay, snapshotSteps, stderr)
+	if err != nil {
+		return err
+	}
+	weightsPath := filepath.Join(o.out, "card.weights")
+	if err := w.Save(weightsPath); err != nil {
+		return err
+	}
+	if err := savePNG(filepath.Join(o.out, "training-curves.png"), hist.plot()); err != nil {
+		return err
+	}
+	fast, err := model.NewFast(w)
+	if err != nil {
+		return err
+	}
+	defer fast.Close()
+	evalBar := newProgress(stderr, "eval", o.evalN)
+	rep, err := training.Evaluate(fast, o.seed+1_000_003, o.evalN, func(done, total int) { evalBar.update(done, "") })
+	evalBar.done()
+	if err != nil {
+		return err
+	}
+	result := o.report(cfg, rep, colourMix, replay != nil)
+	if len(held) > 0 {
+		if err := evaluateHeldPhotos(fast, held, o.out, result); err != nil {
+			return err
+		}
+	}
+	if err := writeConfusions(o.out, rep); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(o.out, "report.json"), result); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "held-out synthetic: side %.4f colour %.4f number %.4f card %.4f back %.4f back(unseen) %.4f\nwrote %s and plots in %s\n",
+		rep.Side, rep.Colour, rep.Number, rep.Card, rep.Back, rep.BackUnseen, weightsPath, o.out)
+	return nil
+}
+
+// parseTrainFlags reads train's flags.
+func parseTrainFlags(args []string, stderr io.Writer) (trainOptions, error) {
 	fs := newFlags("train", "--seed S --out DIR [--steps N] [--from FILE] [--photos DIR] [--photo-share P]", stderr)
-	cfg := model.DefaultConfig()
-	seed := fs.Uint64("seed", 1, "seed for the initial weights and the training data")
-	out := fs.String("out", "", "directory for card.weights, report.json and the PNG plots (required)")
-	steps := fs.Int("steps", 6000, "training batches")
+	o := trainOptions{cfg: model.DefaultConfig(), usage: fs.Usage}
+	cfg := &o.cfg
+	fs.Uint64Var(&o.seed, "seed", 1, "seed for the initial weights and the training data")
+	fs.StringVar(&o.out, "out", "", "directory for card.weights, report.json and the PNG plots (required)")
+	fs.IntVar(&o.steps, "steps", 6000, "training batches")
 	fs.IntVar(&cfg.BatchSize, "batch", 32, "samples per batch")
 	fs.IntVar(&cfg.BackClasses, "back-classes", 256, "back designs to train on: the 12 real ones and random ones")
 	fs.IntVar(&cfg.Hidden, "hidden", cfg.Hidden, "width of the fully connected layer the heads share")
 	fs.Float64Var(&cfg.BackWeight, "back-weight", cfg.BackWeight, "weight of the back-identity loss against the side, colour and number losses")
 	fs.Float64Var(&cfg.BackMargin, "back-margin", cfg.BackMargin, "CosFace margin of the back classifier (0: none)")
-	photos := fs.String("photos", "", "folder of labelled real photos (images/, labels/, data.yaml) to mix in: only the fine-tuning half is used")
-	photoShare := fs.Float64("photo-share", 0.1, "share of each batch taken from the real photos")
-	evalN := fs.Int("eval-n", 4000, "held-out crops to evaluate at the end")
-	from := fs.String("from", "", "start from these weights (their architecture) instead of fresh ones: the learning-rate schedule starts again (a warm restart); give another --seed than their run's, or the data repeats")
+	fs.StringVar(&o.photos, "photos", "", "folder of labelled real photos (images/, labels/, data.yaml) to mix in: only the fine-tuning half is used")
+	fs.Float64Var(&o.photoShare, "photo-share", 0.1, "share of each batch taken from the real photos")
+	fs.IntVar(&o.evalN, "eval-n", 4000, "held-out crops to evaluate at the end")
+	fs.StringVar(&o.from, "from", "", "start from these weights (their architecture) instead of fresh ones: the learning-rate schedule starts again (a warm restart); give another --seed than their run's, or the data repeats")
 	fs.Float64Var(&cfg.LearnRate, "learn-rate", cfg.LearnRate, "peak Adam step size (warm-up, then a cosine decay to 5% of it)")
-	colourWeights := fs.String("colour-weights", "", "how often each face colour is drawn, as red,green,blue,yellow weights (1,1,1,2 shows yellow twice as often); empty: equally")
-	replayN := fs.Int("replay", 0, "face crops of each batch replaced by ones the network found hard (wrong or under 60% sure), each shown twice more at most; 0: none")
-	faceShare := fs.Float64("face-share", 0.5, "share of the synthetic samples that are faces (the rest are backs)")
-	printed := fs.Float64("printed", 0, "share of the synthetic faces drawn in the real Ligretto print's style (0..1); 0: none, the data as before")
-	snapshotAt := fs.String("snapshot-at", "", "also write the weights after these steps (a comma list), as card-STEP.weights in --out, for a second network to start from")
+	fs.StringVar(&o.colourWeights, "colour-weights", "", "how often each face colour is drawn, as red,green,blue,yellow weights (1,1,1,2 shows yellow twice as often); empty: equally")
+	fs.IntVar(&o.replayN, "replay", 0, "face crops of each batch replaced by ones the network found hard (wrong or under 60% sure), each shown twice more at most; 0: none")
+	fs.Float64Var(&o.faceShare, "face-share", 0.5, "share of the synthetic samples that are faces (the rest are backs)")
+	fs.Float64Var(&o.printed, "printed", 0, "share of the synthetic faces drawn in the real Ligretto print's style (0..1); 0: none, the data as before")
+	fs.StringVar(&o.snapshotAt, "snapshot-at", "", "also write the weights after these steps (a comma list), as card-STEP.weights in --out, for a second network to start from")
 	if err := parse(fs, args); err != nil {
-		return err
+		return o, err
 	}
-	var snapshotSteps []int
-	if *snapshotAt != "" {
-		for f := range strings.SplitSeq(*snapshotAt, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 || n > *steps {
-				return fmt.Errorf("--snapshot-at %q: want steps between 1 and --steps (%d)", *snapshotAt, *steps)
-			}
-			snapshotSteps = append(snapshotSteps, n)
+	o.hiddenSet, o.backClassesSet, o.faceShareSet = explicit(fs, "hidden"), explicit(fs, "back-classes"), explicit(fs, "face-share")
+	return o, nil
+}
+
+// snapshotSteps reads --snapshot-at.
+func (o trainOptions) snapshotSteps() ([]int, error) {
+	if o.snapshotAt == "" {
+		return nil, nil
+	}
+	var steps []int
+	for f := range strings.SplitSeq(o.snapshotAt, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > o.steps {
+			return nil, fmt.Errorf("--snapshot-at %q: want steps between 1 and --steps (%d)", o.snapshotAt, o.steps)
 		}
+		steps = append(steps, n)
 	}
-	if !(*printed >= 0 && *printed <= 1) {
-		return fmt.Errorf("--printed %g: want a probability between 0 and 1", *printed)
+	return steps, nil
+}
+
+// checkShares checks --printed and --face-share.
+func (o trainOptions) checkShares() error {
+	if !(o.printed >= 0 && o.printed <= 1) {
+		return fmt.Errorf("--printed %g: want a probability between 0 and 1", o.printed)
 	}
-	if !(*faceShare > 0 && *faceShare < 1) {
-		return fmt.Errorf("--face-share %g: want a share between 0 and 1", *faceShare)
+	if !(o.faceShare > 0 && o.faceShare < 1) {
+		return fmt.Errorf("--face-share %g: want a share between 0 and 1", o.faceShare)
 	}
-	var start *model.Weights
-	if *from != "" {
-		var err error
-		if start, err = model.LoadWeights(*from); err != nil {
-			return err
-		}
-		if explicit(fs, "hidden") && cfg.Hidden != start.Config.Hidden {
-			return fmt.Errorf("--hidden %d, but %s has %d", cfg.Hidden, *from, start.Config.Hidden)
-		}
-		if explicit(fs, "back-classes") && cfg.BackClasses != start.Config.BackClasses {
-			return fmt.Errorf("--back-classes %d, but %s has %d", cfg.BackClasses, *from, start.Config.BackClasses)
-		}
-		a := start.Config
-		cfg.Width, cfg.Height, cfg.Channels, cfg.Hidden, cfg.EmbedDim, cfg.BackClasses, cfg.BNEpsilon =
-			a.Width, a.Height, a.Channels, a.Hidden, a.EmbedDim, a.BackClasses, a.BNEpsilon
+	return nil
+}
+
+// startWeights loads --from, if given, and takes its architecture into
+// o.cfg; --hidden and --back-classes, if given, must agree with it.
+func (o *trainOptions) startWeights() (*model.Weights, error) {
+	if o.from == "" {
+		return nil, nil
 	}
-	if *out == "" {
-		fmt.Fprintln(stderr, "ligretto train: --out DIR is required")
-		fs.Usage()
-		return errUsage
-	}
-	cfg.Seed = *seed
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	var colourMix []float64 // read before anything is written or loaded
-	if *colourWeights != "" {
-		var err error
-		if colourMix, err = parseFloats(*colourWeights); err != nil {
-			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
-		}
-	}
-	var replay *training.Replay
-	if *replayN != 0 {
-		var err error
-		if replay, err = training.NewReplay(cfg, *replayN, 2, 512); err != nil {
-			return fmt.Errorf("--replay %d: %w", *replayN, err)
-		}
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
-	}
-	var tune, held []training.PhotoCrop
-	if *photos != "" {
-		var err error
-		if tune, held, err = loadPhotos(*photos, cfg); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "photos: %d crops to fine-tune on, %d held out\n", len(tune), len(held))
-	}
-	data, err := training.NewData(cfg, *seed, tune, *photoShare)
+	start, err := model.LoadWeights(o.from)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	cfg := &o.cfg
+	if o.hiddenSet && cfg.Hidden != start.Config.Hidden {
+		return nil, fmt.Errorf("--hidden %d, but %s has %d", cfg.Hidden, o.from, start.Config.Hidden)
+	}
+	if o.backClassesSet && cfg.BackClasses != start.Config.BackClasses {
+		return nil, fmt.Errorf("--back-classes %d, but %s has %d", cfg.BackClasses, o.from, start.Config.BackClasses)
+	}
+	a := start.Config
+	cfg.Width, cfg.Height, cfg.Channels, cfg.Hidden, cfg.EmbedDim, cfg.BackClasses, cfg.BNEpsilon =
+		a.Width, a.Height, a.Channels, a.Hidden, a.EmbedDim, a.BackClasses, a.BNEpsilon
+	return start, nil
+}
+
+// trainingData is the training data as the flags shape it.
+func (o trainOptions) trainingData(cfg model.Config, tune []training.PhotoCrop, colourMix []float64) (*training.Data, error) {
+	data, err := training.NewData(cfg, o.seed, tune, o.photoShare)
+	if err != nil {
+		return nil, err
 	}
 	if colourMix != nil {
 		if err := data.SetColourWeights(colourMix); err != nil {
-			return fmt.Errorf("--colour-weights %q: %w", *colourWeights, err)
+			return nil, fmt.Errorf("--colour-weights %q: %w", o.colourWeights, err)
 		}
 	}
-	if explicit(fs, "face-share") {
-		if err := data.SetFaceShare(*faceShare); err != nil {
-			return err
+	if o.faceShareSet {
+		if err := data.SetFaceShare(o.faceShare); err != nil {
+			return nil, err
 		}
 	}
-	if *printed > 0 {
-		if err := data.SetPrinted(*printed); err != nil {
-			return fmt.Errorf("--printed %g: %w", *printed, err)
+	if o.printed > 0 {
+		if err := data.SetPrinted(o.printed); err != nil {
+			return nil, fmt.Errorf("--printed %g: %w", o.printed, err)
 		}
 	}
+	return data, nil
+}
+
+// trainSteps trains, with a progress bar and snapshots; hist holds the
+// training curves.
+func trainSteps(o trainOptions, cfg model.Config, start *model.Weights, data *training.Data, replay *training.Replay, snapshotSteps []int, stderr io.Writer) (_ *model.Weights, hist *history, _ error) {
 	// Each batch is rendered when the step asks for it, on both cores
 	// (data.Next), not ahead beside the step, which would hold one of its
 	// workers back while the other waited.
@@ -146,12 +247,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	var snapshots []training.Snapshot
 	for _, n := range snapshotSteps {
-		path := filepath.Join(*out, fmt.Sprintf("card-%d.weights", n))
+		path := filepath.Join(o.out, fmt.Sprintf("card-%d.weights", n))
 		snapshots = append(snapshots, training.Snapshot{Step: n, Save: func(w *model.Weights) error { return w.Save(path) }})
 	}
-	hist := newHistory()
-	bar := newProgress(stderr, "train", *steps)
-	w, err := training.Train(cfg, start, next, *steps, func(step int, l training.Losses) {
+	hist = newHistory()
+	bar := newProgress(stderr, "train", o.steps)
+	w, err := training.Train(cfg, start, next, o.steps, func(step int, l training.Losses) {
 		if replay != nil {
 			replay.Note(l.Hard)
 		}
@@ -161,61 +262,41 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}, snapshots...)
 	bar.done()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	weightsPath := filepath.Join(*out, "card.weights")
-	if err := w.Save(weightsPath); err != nil {
-		return err
-	}
-	if err := savePNG(filepath.Join(*out, "training-curves.png"), hist.plot()); err != nil {
-		return err
-	}
-	fast, err := model.NewFast(w)
-	if err != nil {
-		return err
-	}
-	defer fast.Close()
-	evalBar := newProgress(stderr, "eval", *evalN)
-	rep, err := training.Evaluate(fast, *seed+1_000_003, *evalN, func(done, total int) { evalBar.update(done, "") })
-	evalBar.done()
-	if err != nil {
-		return err
-	}
-	result := map[string]any{"synthetic": rep, "seed": *seed, "steps": *steps, "config": cfg}
-	if *from != "" {
-		result["from"] = *from
+	return w, hist, nil
+}
+
+// report is report.json's content but for the held-out photos.
+func (o trainOptions) report(cfg model.Config, rep training.Report, colourMix []float64, replayed bool) map[string]any {
+	result := map[string]any{"synthetic": rep, "seed": o.seed, "steps": o.steps, "config": cfg}
+	if o.from != "" {
+		result["from"] = o.from
 	}
 	if colourMix != nil {
 		result["colour_weights"] = colourMix
 	}
-	if explicit(fs, "face-share") {
-		result["face_share"] = *faceShare
+	if o.faceShareSet {
+		result["face_share"] = o.faceShare
 	}
-	if *printed > 0 {
-		result["printed"] = *printed
+	if o.printed > 0 {
+		result["printed"] = o.printed
 	}
-	if replay != nil {
-		result["replay"] = *replayN
+	if replayed {
+		result["replay"] = o.replayN
 	}
-	if len(held) > 0 {
-		pr, err := training.EvaluatePhotos(fast, held)
-		if err != nil {
-			return err
-		}
-		result["photos_held_out"] = pr
-		if err := savePNG(filepath.Join(*out, "confusion-photo-colour.png"), plot.Confusion("real photos (held out): colour", model.ColourNames[:], pr.ColourConfusion)); err != nil {
-			return err
-		}
-	}
-	if err := writeConfusions(*out, rep); err != nil {
+	return result
+}
+
+// evaluateHeldPhotos scores the held-out photos into result and plots
+// their colour confusion into dir.
+func evaluateHeldPhotos(p model.Predictor, held []training.PhotoCrop, dir string, result map[string]any) error {
+	pr, err := training.EvaluatePhotos(p, held)
+	if err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(*out, "report.json"), result); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "held-out synthetic: side %.4f colour %.4f number %.4f card %.4f back %.4f back(unseen) %.4f\nwrote %s and plots in %s\n",
-		rep.Side, rep.Colour, rep.Number, rep.Card, rep.Back, rep.BackUnseen, weightsPath, *out)
-	return nil
+	result["photos_held_out"] = pr
+	return savePNG(filepath.Join(dir, "confusion-photo-colour.png"), plot.Confusion("real photos (held out): colour", model.ColourNames[:], pr.ColourConfusion))
 }
 
 func writeConfusions(dir string, rep training.Report) error {

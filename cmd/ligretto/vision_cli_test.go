@@ -43,9 +43,13 @@ func TestMarkers_SheetIsDetectable(t *testing.T) {
 func TestVisionCommands_BadInput(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "calib.json")
-	os.WriteFile(broken, []byte(`{"version": 9}`), 0o644)
+	if err := os.WriteFile(broken, []byte(`{"version": 9}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	frames := filepath.Join(dir, "frames")
-	os.Mkdir(frames, 0o755)
+	if err := os.Mkdir(frames, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	img := gocv.NewMatWithSize(72, 128, gocv.MatTypeCV8UC3)
 	gocv.IMWrite(filepath.Join(frames, "0001.png"), img)
 	img.Close()

@@ -78,11 +78,7 @@ func EvaluatePrintedFaces(p model.Predictor, seed uint64, n int, printed float64
 }
 
 func evaluate(p model.Predictor, seed uint64, n int, withBacks bool, printed float64, progress func(done, total int)) (Report, error) {
-	cfg := p.Config()
-	sp := card.DefaultParams()
-	sp.W, sp.H = cfg.Width, cfg.Height
-	sp.Printed = printed
-	r, err := card.New(sp, seed)
+	e, err := newEvalRun(p, seed, printed)
 	if err != nil {
 		return Report{}, err
 	}
@@ -92,109 +88,21 @@ func evaluate(p model.Predictor, seed uint64, n int, withBacks bool, printed flo
 	for i := range unseen {
 		unseen[i] = card.RandomDesign(UnseenDesignSeed + seed%1_000_000*16 + uint64(i)).ID
 	}
-	// Backs are rendered at the detail view's size, as vision warps them.
-	bp := sp
-	bp.W, bp.H = cfg.DetailSize()
-	rb, err := card.New(bp, seed^backStream)
-	if err != nil {
-		return Report{}, err
-	}
-	var legible []bool       // of the crops of the last classify call
-	var images []image.Image // of its faces (nil for backs)
-	classify := func(labels []card.Label) ([]model.Prediction, error) {
-		var faces []model.Crop
-		var backs []model.BackViews
-		legible, images = legible[:0], images[:0]
-		for _, l := range labels {
-			if l.Side == card.BackSide {
-				img, err := rb.SampleOf(l)
-				if err != nil {
-					return nil, err
-				}
-				v, err := model.BackViewsFromImage(img, cfg)
-				if err != nil {
-					return nil, err
-				}
-				backs = append(backs, v)
-				legible, images = append(legible, true), append(images, nil)
-				continue
-			}
-			img, err := r.SampleOf(l)
-			if err != nil {
-				return nil, err
-			}
-			legible, images = append(legible, r.NumeralSeen() >= card.LegibleNumeral), append(images, img)
-			c, err := model.CropFromImage(img, cfg.Width, cfg.Height)
-			if err != nil {
-				return nil, err
-			}
-			faces = append(faces, c)
-		}
-		fp, err := p.Classify(faces)
-		if err != nil {
-			return nil, err
-		}
-		bpreds, err := model.ClassifyBacks(p, backs) // as calibration and the count read backs
-		if err != nil {
-			return nil, err
-		}
-		out := make([]model.Prediction, 0, len(labels))
-		for _, l := range labels {
-			if l.Side == card.BackSide {
-				out, bpreds = append(out, bpreds[0]), bpreds[1:]
-			} else {
-				out, fp = append(out, fp[0]), fp[1:]
-			}
-		}
-		return out, nil
-	}
-	enrol := func(ids []string) ([][]float32, error) {
-		protos := make([][]float32, len(ids))
-		for i, id := range ids {
-			ls := make([]card.Label, EnrolShots)
-			for k := range ls {
-				ls[k] = card.Label{Side: card.BackSide, Back: id}
-			}
-			preds, err := classify(ls)
-			if err != nil {
-				return nil, err
-			}
-			embs := make([][]float32, len(preds))
-			for k, pr := range preds {
-				embs[k] = pr.Embedding
-			}
-			protos[i] = model.MeanEmbedding(embs...)
-		}
-		return protos, nil
-	}
 	var realProtos, unseenProtos [][]float32
 	if withBacks {
-		if realProtos, err = enrol(real); err != nil {
+		if realProtos, err = e.enrol(real); err != nil {
 			return Report{}, err
 		}
-		if unseenProtos, err = enrol(unseen); err != nil {
+		if unseenProtos, err = e.enrol(unseen); err != nil {
 			return Report{}, err
 		}
 	}
-	var sideOK, faces, colourOK, numberOK, cardOK, backs, backOK, unseenOK int
+	var t evalTally
 	const chunk = 64
 	for done := 0; done < n; done += chunk {
 		m := min(chunk, n-done)
-		labels := make([]card.Label, 0, 2*m)
-		for i := range m {
-			k := done + i
-			if k%2 == 0 {
-				labels = append(labels, card.Label{Side: card.FaceSide, Face: referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}})
-			} else if withBacks {
-				labels = append(labels, card.Label{Side: card.BackSide, Back: real[k/2%len(real)]})
-			}
-		}
-		for i := range m { // the unseen designs' backs, scored on their own
-			if withBacks && (done+i)%2 == 1 {
-				labels = append(labels, card.Label{Side: card.BackSide, Back: unseen[(done+i)/2%len(unseen)]})
-			}
-		}
-		preds, err := classify(labels)
+		labels := evalLabels(done, m, withBacks, real, unseen)
+		preds, err := e.classify(labels)
 		if err != nil {
 			return Report{}, err
 		}
@@ -202,59 +110,198 @@ func evaluate(p model.Predictor, seed uint64, n int, withBacks bool, printed flo
 			pr := preds[i]
 			if i >= m { // unseen design
 				if j, _ := model.Nearest(pr.Embedding, unseenProtos); unseen[j] == l.Back {
-					unseenOK++
+					t.unseenOK++
 				}
 				continue
 			}
-			truth := model.SideFace
-			if l.Side == card.BackSide {
-				truth = model.SideBack
-			}
-			rep.SideConfusion[truth][pr.Side]++
-			if pr.Side == truth {
-				sideOK++
-			}
-			if l.Side == card.BackSide {
-				backs++
-				if j, _ := model.Nearest(pr.Embedding, realProtos); real[j] == l.Back {
-					backOK++
-				}
-				continue
-			}
-			faces++
-			ci := colourIndex(l.Face.Colour)
-			rep.ColourConfusion[ci][pr.Colour]++
-			c, num := pr.Colour == ci, pr.Number == l.Face.Number
-			rep.Readings = append(rep.Readings, readingOf(pr, c, num, legible[i]))
-			if c {
-				colourOK++
-			}
-			if !legible[i] {
-				rep.Illegible++
-				continue
-			}
-			rep.NumberConfusion[l.Face.Number-1][pr.Number-1]++
-			if num {
-				numberOK++
-			}
-			if c && num {
-				cardOK++
-			} else {
-				rep.Misread = append(rep.Misread, Misread{Crop: images[i], Truth: l.Face, Read: pr.Face(), Sure: pr.FaceConfidence()})
-			}
+			t.score(&rep, l, pr, e.legible[i], e.images[i], real, realProtos)
 		}
 		if progress != nil {
 			progress(min(done+chunk, n), n)
 		}
 	}
-	if faces == 0 || (withBacks && backs == 0) {
+	if t.faces == 0 || (withBacks && t.backs == 0) {
 		return Report{}, fmt.Errorf("%w: evaluate at least 2 crops", ErrNoData)
 	}
-	rep.Faces, rep.CardErrors, rep.Backs = faces-rep.Illegible, faces-rep.Illegible-cardOK, backs
-	rep.Side = frac(sideOK, faces+backs)
-	rep.Colour, rep.Number, rep.Card = frac(colourOK, faces), frac(numberOK, faces-rep.Illegible), frac(cardOK, faces-rep.Illegible)
-	rep.Back, rep.BackUnseen = frac(backOK, backs), frac(unseenOK, backs)
+	t.rates(&rep)
 	return rep, nil
+}
+
+// evalRun renders the crops of one evaluation and classifies them: faces
+// at the crop's size, backs at the detail view's, as vision warps them.
+type evalRun struct {
+	p     model.Predictor
+	cfg   model.Config
+	r, rb *card.Renderer // faces, backs
+	// Of the crops of the last classify call: which are legible, and the
+	// faces' images (nil for backs).
+	legible []bool
+	images  []image.Image
+}
+
+func newEvalRun(p model.Predictor, seed uint64, printed float64) (*evalRun, error) {
+	cfg := p.Config()
+	sp := card.DefaultParams()
+	sp.W, sp.H = cfg.Width, cfg.Height
+	sp.Printed = printed
+	r, err := card.New(sp, seed)
+	if err != nil {
+		return nil, err
+	}
+	// Backs are rendered at the detail view's size, as vision warps them.
+	bp := sp
+	bp.W, bp.H = cfg.DetailSize()
+	rb, err := card.New(bp, seed^backStream)
+	if err != nil {
+		return nil, err
+	}
+	return &evalRun{p: p, cfg: cfg, r: r, rb: rb}, nil
+}
+
+// classify renders the labels' crops and classifies them, in order.
+func (e *evalRun) classify(labels []card.Label) ([]model.Prediction, error) {
+	var faces []model.Crop
+	var backs []model.BackViews
+	e.legible, e.images = e.legible[:0], e.images[:0]
+	for _, l := range labels {
+		if l.Side == card.BackSide {
+			img, err := e.rb.SampleOf(l)
+			if err != nil {
+				return nil, err
+			}
+			v, err := model.BackViewsFromImage(img, e.cfg)
+			if err != nil {
+				return nil, err
+			}
+			backs = append(backs, v)
+			e.legible, e.images = append(e.legible, true), append(e.images, nil)
+			continue
+		}
+		img, err := e.r.SampleOf(l)
+		if err != nil {
+			return nil, err
+		}
+		e.legible, e.images = append(e.legible, e.r.NumeralSeen() >= card.LegibleNumeral), append(e.images, img)
+		c, err := model.CropFromImage(img, e.cfg.Width, e.cfg.Height)
+		if err != nil {
+			return nil, err
+		}
+		faces = append(faces, c)
+	}
+	fp, err := e.p.Classify(faces)
+	if err != nil {
+		return nil, err
+	}
+	bpreds, err := model.ClassifyBacks(e.p, backs) // as calibration and the count read backs
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Prediction, 0, len(labels))
+	for _, l := range labels {
+		if l.Side == card.BackSide {
+			out, bpreds = append(out, bpreds[0]), bpreds[1:]
+		} else {
+			out, fp = append(out, fp[0]), fp[1:]
+		}
+	}
+	return out, nil
+}
+
+// enrol is each back design's prototype: the mean embedding of
+// EnrolShots crops of it.
+func (e *evalRun) enrol(ids []string) ([][]float32, error) {
+	protos := make([][]float32, len(ids))
+	for i, id := range ids {
+		ls := make([]card.Label, EnrolShots)
+		for k := range ls {
+			ls[k] = card.Label{Side: card.BackSide, Back: id}
+		}
+		preds, err := e.classify(ls)
+		if err != nil {
+			return nil, err
+		}
+		embs := make([][]float32, len(preds))
+		for k, pr := range preds {
+			embs[k] = pr.Embedding
+		}
+		protos[i] = model.MeanEmbedding(embs...)
+	}
+	return protos, nil
+}
+
+// evalLabels are the crops done..done+m of an evaluation: faces and
+// backs of the real designs in turn, then the unseen designs' backs,
+// scored on their own.
+func evalLabels(done, m int, withBacks bool, real, unseen []string) []card.Label {
+	labels := make([]card.Label, 0, 2*m)
+	for i := range m {
+		k := done + i
+		if k%2 == 0 {
+			labels = append(labels, card.Label{Side: card.FaceSide, Face: referee.Face{Colour: referee.Colours[k/2%4], Number: 1 + k/8%10}})
+		} else if withBacks {
+			labels = append(labels, card.Label{Side: card.BackSide, Back: real[k/2%len(real)]})
+		}
+	}
+	for i := range m { // the unseen designs' backs, scored on their own
+		if withBacks && (done+i)%2 == 1 {
+			labels = append(labels, card.Label{Side: card.BackSide, Back: unseen[(done+i)/2%len(unseen)]})
+		}
+	}
+	return labels
+}
+
+// evalTally counts what an evaluation read right.
+type evalTally struct {
+	sideOK, faces, colourOK, numberOK, cardOK, backs, backOK, unseenOK int
+}
+
+// score scores one crop of a face or a real design's back into t and
+// rep's confusions, readings and misreads.
+func (t *evalTally) score(rep *Report, l card.Label, pr model.Prediction, legible bool, img image.Image, real []string, realProtos [][]float32) {
+	truth := model.SideFace
+	if l.Side == card.BackSide {
+		truth = model.SideBack
+	}
+	rep.SideConfusion[truth][pr.Side]++
+	if pr.Side == truth {
+		t.sideOK++
+	}
+	if l.Side == card.BackSide {
+		t.backs++
+		if j, _ := model.Nearest(pr.Embedding, realProtos); real[j] == l.Back {
+			t.backOK++
+		}
+		return
+	}
+	t.faces++
+	ci := colourIndex(l.Face.Colour)
+	rep.ColourConfusion[ci][pr.Colour]++
+	c, num := pr.Colour == ci, pr.Number == l.Face.Number
+	rep.Readings = append(rep.Readings, readingOf(pr, c, num, legible))
+	if c {
+		t.colourOK++
+	}
+	if !legible {
+		rep.Illegible++
+		return
+	}
+	rep.NumberConfusion[l.Face.Number-1][pr.Number-1]++
+	if num {
+		t.numberOK++
+	}
+	if c && num {
+		t.cardOK++
+	} else {
+		rep.Misread = append(rep.Misread, Misread{Crop: img, Truth: l.Face, Read: pr.Face(), Sure: pr.FaceConfidence()})
+	}
+}
+
+// rates fills in rep's counts and rates from t.
+func (t evalTally) rates(rep *Report) {
+	rep.Faces, rep.CardErrors, rep.Backs = t.faces-rep.Illegible, t.faces-rep.Illegible-t.cardOK, t.backs
+	rep.Side = frac(t.sideOK, t.faces+t.backs)
+	rep.Colour, rep.Number, rep.Card = frac(t.colourOK, t.faces), frac(t.numberOK, t.faces-rep.Illegible), frac(t.cardOK, t.faces-rep.Illegible)
+	rep.Back, rep.BackUnseen = frac(t.backOK, t.backs), frac(t.unseenOK, t.backs)
 }
 
 // PhotoReport is the accuracy on real photo crops.

@@ -145,8 +145,23 @@ func (p Params) Scaled(s float64) Params {
 
 // Validate reports the first field out of range.
 func (p Params) Validate() error {
-	bad := func(f string, v any) error { return fmt.Errorf("%w: %s = %v", ErrParams, f, v) }
-	prob := func(v float64) bool { return v >= 0 && v <= 1 }
+	for _, check := range []func() error{p.validateSizes, p.validateDraws, p.validatePose, p.validateCamera} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// badParam is the error for field f out of range at v.
+func badParam(f string, v any) error { return fmt.Errorf("%w: %s = %v", ErrParams, f, v) }
+
+// prob reports whether v is a probability.
+func prob(v float64) bool { return v >= 0 && v <= 1 }
+
+// validateSizes checks the crop's, the card's and the texture's sizes.
+func (p Params) validateSizes() error {
+	bad := badParam
 	switch {
 	case p.W < 4 || p.H < 4 || p.W > 4096 || p.H > 4096:
 		return bad("W x H", fmt.Sprintf("%dx%d", p.W, p.H))
@@ -154,6 +169,15 @@ func (p Params) Validate() error {
 		return bad("CardW x CardH", fmt.Sprintf("%dx%d", p.CardW, p.CardH))
 	case p.TexScale < 0.5 || p.TexScale > 8:
 		return bad("TexScale", p.TexScale)
+	}
+	return nil
+}
+
+// validateDraws checks the shares of what is drawn: backs, random backs,
+// variety and the printed style.
+func (p Params) validateDraws() error {
+	bad := badParam
+	switch {
 	case !prob(p.BackFraction):
 		return bad("BackFraction", p.BackFraction)
 	case !prob(p.RandomBacks):
@@ -162,6 +186,15 @@ func (p Params) Validate() error {
 		return bad("Variety", p.Variety)
 	case !prob(p.Printed):
 		return bad("Printed", p.Printed)
+	}
+	return nil
+}
+
+// validatePose checks how the card is coloured, turned, placed and
+// covered.
+func (p Params) validatePose() error {
+	bad := badParam
+	switch {
 	case p.HueJitter < 0 || p.SatJitter < 0 || p.SatJitter >= 1 || p.ValJitter < 0 || p.ValJitter >= 1:
 		return bad("colour jitter", fmt.Sprint(p.HueJitter, p.SatJitter, p.ValJitter))
 	case p.RotJitter < 0 || p.RotJitter > 45:
@@ -174,6 +207,15 @@ func (p Params) Validate() error {
 		return bad("Shift", p.Shift)
 	case !prob(p.Occlusion) || !prob(p.MaxOcclusion):
 		return bad("Occlusion, MaxOcclusion", fmt.Sprint(p.Occlusion, p.MaxOcclusion))
+	}
+	return nil
+}
+
+// validateCamera checks the scene and camera effects: neighbours,
+// shadow, glare, light, white balance, gamma, blur, noise and JPEG.
+func (p Params) validateCamera() error {
+	bad := badParam
+	switch {
 	case !prob(p.Neighbours) || !prob(p.Shadow) || !prob(p.Glare) || !prob(p.JPEG):
 		return bad("Neighbours, Shadow, Glare, JPEG", fmt.Sprint(p.Neighbours, p.Shadow, p.Glare, p.JPEG))
 	case p.Light < 0 || p.Light > 1:

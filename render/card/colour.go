@@ -104,8 +104,6 @@ func toHSV(c rgb) (h, s, v float64) {
 // mat3 is a colour transform applied as out = M * in.
 type mat3 [9]float32
 
-var identity3 = mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
-
 func (m mat3) mul(n mat3) mat3 {
 	var o mat3
 	for i := 0; i < 3; i++ {

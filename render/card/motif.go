@@ -66,39 +66,11 @@ func motif(m Motif, x, y float64) (d, shade, spec float64) {
 		shade = 1.2 - 0.65*t
 		spec = clampf(1-length(x+0.32, y+0.36)/0.22, 0, 1) * 0.85
 	case Pyramid:
-		d = sdTriangle(x, y, 0, -0.88, -0.92, 0.72, 0.92, 0.72)
-		// Two visible faces split by the edge from the apex to (0.25, 0.72).
-		if (x-0)*(0.72+0.88)-(y+0.88)*(0.25-0) < 0 {
-			shade = 1.2
-		} else {
-			shade = 0.72
-		}
+		d, shade = pyramid(x, y)
 	case Cube:
-		d = sdHexagon(y, x, 0.8) // pointy top
-		switch {
-		case y < -math.Abs(x)*0.577:
-			shade = 1.28
-		case x < 0:
-			shade = 0.95
-		default:
-			shade = 0.66
-		}
+		d, shade = cube(x, y)
 	case Crystal:
-		d = sdRhombus(x, y, 0.55, 0.98)
-		q := math.Abs(x)/0.55 + math.Abs(y)/0.98
-		switch {
-		case q < 0.38:
-			shade = 1.2
-		case x < 0 && y < 0:
-			shade = 1.35
-		case x >= 0 && y < 0:
-			shade = 1.0
-		case x < 0:
-			shade = 0.85
-		default:
-			shade = 0.62
-		}
-		spec = clampf(1-length(x+0.18, y+0.45)/0.14, 0, 1) * 0.8
+		d, shade, spec = crystal(x, y)
 	case Star:
 		d = sdStar5(x, y+0.05, 0.98, 0.45)
 		shade = 1.1 - 0.25*length(x, y)
@@ -110,42 +82,13 @@ func motif(m Motif, x, y float64) (d, shade, spec float64) {
 		d = (math.Abs(y-0.42*math.Sin(math.Pi*x)) - 0.26) * 0.8
 		shade = 1.05 - 0.2*y
 	case Leaf:
-		d = smin(sdVesica(x, y+0.08, 1.0, 0.58), sdSegment(x, y, 0, 0.6, 0.08, 0.98, 0.05), 0.05)
-		switch {
-		case math.Abs(x) < 0.035 && y < 0.7:
-			shade = 0.6
-		case x < 0:
-			shade = 1.1
-		default:
-			shade = 0.88
-		}
+		d, shade = leaf(x, y)
 	case Anchor:
-		d = math.Abs(length(x, y+0.74)-0.15) - 0.07
-		d = math.Min(d, sdSegment(x, y, 0, -0.56, 0, 0.78, 0.085))
-		d = math.Min(d, sdSegment(x, y, -0.4, -0.38, 0.4, -0.38, 0.075))
-		arc := math.Max(math.Abs(length(x, y-0.08)-0.7)-0.085, 0.3-y)
-		d = math.Min(d, arc)
-		d = math.Min(d, sdTriangle(x, y, -0.8, 0.18, -0.5, 0.38, -0.78, 0.48))
-		d = math.Min(d, sdTriangle(x, y, 0.8, 0.18, 0.5, 0.38, 0.78, 0.48))
+		d = anchor(x, y)
 	case Shell:
-		py := y - 0.62
-		r := length(x, py)
-		a := math.Atan2(x, -py)
-		R := 1.45 * (1 + 0.035*math.Cos(a*16))
-		d = math.Max(r-R, (math.Abs(a)-0.95)*r)
-		d = math.Min(d, sdBox(x, y-0.7, 0.3, 0.13))
-		rib := math.Cos(a * 8)
-		shade = 0.82 + 0.3*rib*rib - 0.15*(1-r/1.45)
+		d, shade = shell(x, y)
 	case Fish:
-		d = sdEllipseApprox(x+0.15, y, 0.66, 0.42)
-		d = smin(d, sdTriangle(x, y, 0.35, 0, 0.96, -0.48, 0.96, 0.48), 0.08)
-		shade = 1.08 - 0.35*y
-		if length(x+0.52, y+0.08) < 0.09 {
-			shade = 0.12
-		}
-		if math.Abs(x+0.2) < 0.035 && math.Abs(y) < 0.3 {
-			shade = 0.75
-		}
+		d, shade = fish(x, y)
 	case Drop:
 		d = smin(sdCircle(x, y-0.3, 0.6), sdTriangle(x, y, 0, -0.98, -0.45, 0.02, 0.45, 0.02), 0.25)
 		shade = 1.1 - 0.3*y
@@ -182,4 +125,101 @@ func motif(m Motif, x, y float64) (d, shade, spec float64) {
 		d = sdCircle(x, y, 0.7)
 	}
 	return
+}
+
+// pyramid: two visible faces split by the edge from the apex to
+// (0.25, 0.72).
+func pyramid(x, y float64) (d, shade float64) {
+	d = sdTriangle(x, y, 0, -0.88, -0.92, 0.72, 0.92, 0.72)
+	if (x-0)*(0.72+0.88)-(y+0.88)*(0.25-0) < 0 {
+		return d, 1.2
+	}
+	return d, 0.72
+}
+
+// cube: a pointy-topped hexagon, its top face lit, its left face half.
+func cube(x, y float64) (d, shade float64) {
+	d = sdHexagon(y, x, 0.8) // pointy top
+	switch {
+	case y < -math.Abs(x)*0.577:
+		shade = 1.28
+	case x < 0:
+		shade = 0.95
+	default:
+		shade = 0.66
+	}
+	return d, shade
+}
+
+// crystal: a rhombus cut into a table and four facets, with a glint.
+func crystal(x, y float64) (d, shade, spec float64) {
+	d = sdRhombus(x, y, 0.55, 0.98)
+	q := math.Abs(x)/0.55 + math.Abs(y)/0.98
+	switch {
+	case q < 0.38:
+		shade = 1.2
+	case x < 0 && y < 0:
+		shade = 1.35
+	case x >= 0 && y < 0:
+		shade = 1.0
+	case x < 0:
+		shade = 0.85
+	default:
+		shade = 0.62
+	}
+	spec = clampf(1-length(x+0.18, y+0.45)/0.14, 0, 1) * 0.8
+	return d, shade, spec
+}
+
+// leaf: a vesica on a stem, its midrib dark, its left half lit.
+func leaf(x, y float64) (d, shade float64) {
+	d = smin(sdVesica(x, y+0.08, 1.0, 0.58), sdSegment(x, y, 0, 0.6, 0.08, 0.98, 0.05), 0.05)
+	switch {
+	case math.Abs(x) < 0.035 && y < 0.7:
+		shade = 0.6
+	case x < 0:
+		shade = 1.1
+	default:
+		shade = 0.88
+	}
+	return d, shade
+}
+
+// anchor: ring, shank, stock, arms and flukes, flat.
+func anchor(x, y float64) (d float64) {
+	d = math.Abs(length(x, y+0.74)-0.15) - 0.07
+	d = math.Min(d, sdSegment(x, y, 0, -0.56, 0, 0.78, 0.085))
+	d = math.Min(d, sdSegment(x, y, -0.4, -0.38, 0.4, -0.38, 0.075))
+	arc := math.Max(math.Abs(length(x, y-0.08)-0.7)-0.085, 0.3-y)
+	d = math.Min(d, arc)
+	d = math.Min(d, sdTriangle(x, y, -0.8, 0.18, -0.5, 0.38, -0.78, 0.48))
+	d = math.Min(d, sdTriangle(x, y, 0.8, 0.18, 0.5, 0.38, 0.78, 0.48))
+	return d
+}
+
+// shell: a scalloped fan on a hinge, shaded along its ribs.
+func shell(x, y float64) (d, shade float64) {
+	py := y - 0.62
+	r := length(x, py)
+	a := math.Atan2(x, -py)
+	R := 1.45 * (1 + 0.035*math.Cos(a*16))
+	d = math.Max(r-R, (math.Abs(a)-0.95)*r)
+	d = math.Min(d, sdBox(x, y-0.7, 0.3, 0.13))
+	rib := math.Cos(a * 8)
+	shade = 0.82 + 0.3*rib*rib - 0.15*(1-r/1.45)
+	return d, shade
+}
+
+// fish: a body and a tail, with an eye and a gill line.
+func fish(x, y float64) (d, shade float64) {
+	d = sdEllipseApprox(x+0.15, y, 0.66, 0.42)
+	d = smin(d, sdTriangle(x, y, 0.35, 0, 0.96, -0.48, 0.96, 0.48), 0.08)
+	shade = 1.08 - 0.35*y
+	if length(x+0.52, y+0.08) < 0.09 {
+		shade = 0.12
+	}
+	if math.Abs(x+0.2) < 0.035 && math.Abs(y) < 0.3 {
+		shade = 0.75
+	}
+	return d, shade
 }

@@ -72,7 +72,21 @@ func DefaultConfig() Config {
 
 // Validate reports the first field out of range.
 func (c Config) Validate() error {
-	bad := func(f string, v any) error { return fmt.Errorf("%w: %s = %v", ErrConfig, f, v) }
+	for _, check := range []func() error{c.validateCamera, c.validateLight, c.validatePlay} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// badField is the error for field f out of range at v.
+func badField(f string, v any) error { return fmt.Errorf("%w: %s = %v", ErrConfig, f, v) }
+
+// validateCamera checks the frame's size and the camera's tilt, jitter,
+// distortion and blur.
+func (c Config) validateCamera() error {
+	bad := badField
 	switch {
 	case c.Width < 64 || c.Height < 64 || c.Width > 7680 || c.Height > 4320:
 		return bad("Width x Height", fmt.Sprintf("%dx%d", c.Width, c.Height))
@@ -84,6 +98,14 @@ func (c Config) Validate() error {
 		return bad("Distortion", c.Distortion)
 	case c.Blur < 0 || c.Blur > 3:
 		return bad("Blur", c.Blur)
+	}
+	return nil
+}
+
+// validateLight checks the light, vignette, noise, shade and JPEG.
+func (c Config) validateLight() error {
+	bad := badField
+	switch {
 	case c.Light < 0 || c.Light > 1:
 		return bad("Light", c.Light)
 	case c.Vignette < 0 || c.Vignette > 0.8:
@@ -96,6 +118,14 @@ func (c Config) Validate() error {
 		return bad("ShadeFromMS..ShadeToMS, ShadeRampMS", fmt.Sprint(c.ShadeFromMS, c.ShadeToMS, c.ShadeRampMS))
 	case c.JPEGQuality < 0 || c.JPEGQuality > 100:
 		return bad("JPEGQuality", c.JPEGQuality)
+	}
+	return nil
+}
+
+// validatePlay checks the table and the play's timing.
+func (c Config) validatePlay() error {
+	bad := badField
+	switch {
 	case c.Table != TableRandom && c.Table != TableWood && c.Table != TableCloth && c.Table != TableLinen && c.Table != TableLight:
 		return bad("Table", c.Table)
 	case c.TravelMinMS < 50 || c.TravelMaxMS < c.TravelMinMS || c.TravelMaxMS > 2000:

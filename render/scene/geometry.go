@@ -24,7 +24,6 @@ func (p Pt) unit() Pt {
 	}
 	return Pt{p.X / l, p.Y / l}
 }
-func dir(a float64) Pt { return Pt{math.Cos(a), math.Sin(a)} }
 
 // Quad is a card or marker outline: its corners in order round it. For a
 // card they are the corners of the card as drawn upright (top-left,
@@ -69,7 +68,7 @@ const (
 )
 
 // pose places a card: its centre and its angle. The card's long axis is
-// its local y, which points along dir(a + pi/2).
+// its local y, which points along (cos, sin)(a + pi/2).
 type pose struct {
 	c Pt
 	a float64

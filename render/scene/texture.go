@@ -118,7 +118,7 @@ func newSurface(kind string, rng *rand.Rand) surface {
 			xo := pr.sym(3000)
 			w := nz.fbm((x+xo)*0.004, py*0.03+pi*7, 3)
 			t := 0.5 + 0.5*math.Sin((py*ring+w*9)*1.0)
-			t = math.Pow(t, 3)
+			t = t * t * t
 			f := fine.at((x+xo)*0.02, y*0.9)
 			c := base.mix(dark, 0.55*t+0.25*f).scale(1 + shift)
 			if py < 1.2 || py > plank-1.2 { // the gap between planks

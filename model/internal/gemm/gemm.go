@@ -29,11 +29,7 @@ func Strided(m, n, k int, a []float32, as, ak int, b []float32, ldb int, c []flo
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 || as < 1 || ak < 1 || len(a) < (m-1)*as+(k-1)*ak+1 || len(b) < (k-1)*ldb+n || len(c) < (m-1)*ldc+n ||
-		ldb < n || ldc < n || (ak == 1 && as < k) || (as == 1 && ak < m) {
-		panic(fmt.Sprintf("gemm: %dx%dx%d out of bounds (len a %d strides %d,%d, b %d ldb %d, c %d ldc %d)",
-			m, n, k, len(a), as, ak, len(b), ldb, len(c), ldc))
-	}
+	checkBounds(m, n, k, len(a), as, ak, len(b), ldb, len(c), ldc)
 	// rowOf returns row i of A, contiguous (a copy into tmp if A is strided).
 	tmp := []float32(nil)
 	rowOf := func(i int) []float32 {
@@ -93,6 +89,18 @@ func Strided(m, n, k int, a []float32, as, ak int, b []float32, ldb int, c []flo
 				}
 			}
 		}
+	}
+}
+
+// checkBounds panics unless A (m x k, strides as and ak), B (k x n,
+// leading dimension ldb) and C (m x n, ldc) fit in slices of lengths la,
+// lb and lc, with strides that do not overlap rows; m and n are not 0.
+// It runs once per product, not in its loops.
+func checkBounds(m, n, k, la, as, ak, lb, ldb, lc, ldc int) {
+	if k == 0 || as < 1 || ak < 1 || la < (m-1)*as+(k-1)*ak+1 || lb < (k-1)*ldb+n || lc < (m-1)*ldc+n ||
+		ldb < n || ldc < n || (ak == 1 && as < k) || (as == 1 && ak < m) {
+		panic(fmt.Sprintf("gemm: %dx%dx%d out of bounds (len a %d strides %d,%d, b %d ldb %d, c %d ldc %d)",
+			m, n, k, la, as, ak, lb, ldb, lc, ldc))
 	}
 }
 
