@@ -39,14 +39,47 @@ func randomWeights(t testing.TB, cfg Config, seed uint64) *Weights {
 
 func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
 
+// randomCrops are n crops of cfg's size, each a few random colour blocks
+// over noise: not cards, but not the same turned either. Training's tests
+// draw a synthetic card task (model/training); these test inference on
+// random weights, where what the crops show does not matter.
 func randomCrops(cfg Config, n int, seed uint64) []Crop {
-	s := newSynth(cfg, seed)
-	designs := []int{0, 1, 2}
+	rng := rand.New(rand.NewPCG(seed, 11))
+	plane := cfg.Height * cfg.Width
 	crops := make([]Crop, n)
 	for i := range crops {
-		crops[i] = s.draw(designs).crop
+		c := make(Crop, 3*plane)
+		for j := range c {
+			c[j] = 0.1 * rng.Float32()
+		}
+		for range 4 {
+			x0, y0 := rng.IntN(cfg.Width), rng.IntN(cfg.Height)
+			x1, y1 := x0+1+rng.IntN(cfg.Width-x0), y0+1+rng.IntN(cfg.Height-y0)
+			for ch := range 3 {
+				v := rng.Float32()
+				for y := y0; y < y1; y++ {
+					for x := x0; x < x1; x++ {
+						c[ch*plane+y*cfg.Width+x] += 0.9 * v
+					}
+				}
+			}
+		}
+		crops[i] = c
 	}
 	return crops
+}
+
+// maxAbsDiff is the largest absolute difference of two equal-length slices
+// (Inf when the lengths differ).
+func maxAbsDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return d
 }
 
 // TestShift checks the im2col shift against the definition.

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 )
 
-// A copy of package model's synthetic_test.go, with batch.
-//
 // A tiny synthetic card task for the tests. A face is a noisy crop in one of
 // the four colours with a white or black square, drawn twice, whose cell and fill
 // encode the number. A back is a two-colour pattern (stripes or checks of some period
