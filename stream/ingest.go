@@ -133,8 +133,9 @@ func (p *publisher) markConnected(s *Server) bool {
 		return false
 	}
 	p.connected = true
-	s.ingestLive.Store(true)
+	// Counted before it shows live: a reader that sees Live sees it counted.
 	s.ingestPublishers.Add(1)
+	s.ingestLive.Store(true)
 	if s.cfg.Ingest != nil {
 		s.cfg.Ingest.IngestLive(true)
 	}
