@@ -59,6 +59,7 @@ type Server struct {
 	keyAsked atomic.Uint64          // keyframe requests so far
 
 	closeOnce sync.Once
+	relays    relays
 
 	// The camera (WHIP): one publisher at a time.
 	ingestAPI        *webrtc.API
@@ -331,7 +332,7 @@ func (s *Server) encodeLoop(ctx context.Context) error {
 		}
 		s.latest.Store(&f)
 		s.lastAt.Store(time.Now().UnixNano())
-		if s.viewers.Load() == 0 {
+		if s.viewers.Load() == 0 && !s.relays.live() {
 			s.met.framesIdle.Add(1)
 			prevTime = time.Time{}
 			continue
@@ -395,6 +396,11 @@ func (s *Server) send(sample media.Sample) {
 		defer s.batch.flush()
 	}
 	_ = s.track.WriteSample(sample)
+	for _, x := range s.relays.snapshot() {
+		if x.Live() {
+			x.WriteVideo(sample)
+		}
+	}
 }
 
 // sendBatcher queues the datagrams written between begin and flush, and
@@ -440,6 +446,9 @@ func (s *Server) broadcastState(ctx context.Context) {
 		if b != nil {
 			for _, v := range s.snapshotSessions() {
 				v.sendState(b, s.met)
+			}
+			for _, x := range s.relays.snapshot() {
+				x.WriteState(b)
 			}
 		}
 		select {

@@ -1,0 +1,49 @@
+package livekit
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/go-logr/logr"
+	protoLogger "github.com/livekit/protocol/logger"
+	lksdk "github.com/livekit/server-sdk-go/v2"
+)
+
+// sdkLogger hands the LiveKit SDK's logs (and pion's, through it) to l at
+// debug level, errors excepted: the SDK logs its warnings as info, and
+// pion's retries would drown the publisher's own account of joins and
+// losses.
+func sdkLogger(l *slog.Logger) protoLogger.Logger {
+	return protoLogger.LogRLogger(logr.FromSlogHandler(debugHandler{l.Handler()}))
+}
+
+var setSDKLogger sync.Once
+
+// quietSDK sets the SDK's package logger, which it uses before a room's
+// own, once for the process.
+func quietSDK(l *slog.Logger) {
+	setSDKLogger.Do(func() { lksdk.SetLogger(sdkLogger(l)) })
+}
+
+// debugHandler lowers every record below error to debug.
+type debugHandler struct{ h slog.Handler }
+
+func (d debugHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return d.h.Enabled(ctx, lower(l))
+}
+
+func (d debugHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = lower(r.Level)
+	return d.h.Handle(ctx, r)
+}
+
+func (d debugHandler) WithAttrs(a []slog.Attr) slog.Handler { return debugHandler{d.h.WithAttrs(a)} }
+func (d debugHandler) WithGroup(n string) slog.Handler      { return debugHandler{d.h.WithGroup(n)} }
+
+func lower(l slog.Level) slog.Level {
+	if l < slog.LevelError {
+		return slog.LevelDebug
+	}
+	return l
+}
