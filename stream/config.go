@@ -74,6 +74,11 @@ type Config struct {
 	// pages); the console shows the camera page's link and QR code with it.
 	CameraURL string
 
+	// RoomJoin, if set, makes a viewer token for the LiveKit room the table
+	// is published to (GET /api/room), so that the spectator page can
+	// watch from the room.
+	RoomJoin func() (RoomJoin, error)
+
 	// Table, if set, lets the operator console calibrate the table again,
 	// save its calibration and load one (see Table).
 	Table Table

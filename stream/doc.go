@@ -37,6 +37,7 @@
 //	PATCH|DELETE /whip/ID  WHIP session: trickle ICE / end
 //	GET  /api/camera/status  camera token or operator token: markers, prompt
 //	POST /api/camera/token   operator: a new camera token (ends the camera)
+//	GET  /api/room         a LiveKit viewer token (404 unless published to a room)
 //	/api/...               control API, Bearer token
 //	GET  /metrics          Prometheus text format: Server.Registry(), which
 //	                       NewTableMetrics and others register on

@@ -32,6 +32,7 @@ func (s *Server) routes() http.Handler {
 	// More specific than /api/, so it is not behind the operator token:
 	// the camera's token opens it too.
 	mux.Handle("GET /api/camera/status", s.instrument("camera_status", http.HandlerFunc(s.serveCameraStatus)))
+	mux.Handle("GET /api/room", s.instrument("room", http.HandlerFunc(s.serveRoomJoin)))
 	mux.Handle("/api/", s.instrument("api", s.requireToken(s.apiRoutes())))
 	mux.Handle("GET /metrics", s.instrument("metrics", metricsHandler(s.reg, s.log)))
 	mux.Handle("GET /healthz", s.instrument("healthz", http.HandlerFunc(s.serveHealth)))

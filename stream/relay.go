@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/pion/webrtc/v4/pkg/media"
@@ -62,3 +64,31 @@ func (s *Server) AddRelay(x Relay) {
 // the encoder gives at most one per KeyframeGap. A relay calls it when its
 // own viewers need one.
 func (s *Server) RequestKeyframe() { s.requestKeyframe("relay") }
+
+// RoomJoin is what a spectator's page needs to watch the table in a
+// LiveKit room instead of from this server: the server's address, the room
+// and a subscribe-only token.
+type RoomJoin struct {
+	URL   string `json:"url"`
+	Room  string `json:"room"`
+	Token string `json:"token"`
+}
+
+// serveRoomJoin answers GET /api/room with a new viewer token, or 404 when
+// the table is not published to a room. It needs no token: watching is
+// what the spectator page is for, and the token lets a viewer do nothing
+// else.
+func (s *Server) serveRoomJoin(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	if s.cfg.RoomJoin == nil {
+		writeJSON(w, http.StatusNotFound, apiError{"this table is not published to a LiveKit room"})
+		return
+	}
+	j, err := s.cfg.RoomJoin()
+	if err != nil {
+		s.log.Error("viewer token", slog.Any("err", err))
+		writeJSON(w, http.StatusInternalServerError, apiError{"no viewer token: " + err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, j)
+}
