@@ -53,6 +53,7 @@ type serveOptions struct {
 	cvThreads                                           int
 	speed                                               float64
 	nets                                                networks
+	publish                                             *publishOptions
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
@@ -123,6 +124,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if lcfg.Metrics, err = stream.NewTableMetrics(cfg.Registry); err != nil {
 		return err
 	}
+	room, err := o.publish.config(log, cfg.Registry, stderr)
+	if err != nil {
+		return err
+	}
+	if room != nil {
+		cfg.RoomJoin = roomJoin(*room)
+	}
 	loop, err := table.New(lcfg, pred, gameReferee{game})
 	if err != nil {
 		return err
@@ -166,6 +174,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if phone != nil {
 		printPhoneLink(stdout, cfg.CameraURL+"/camera?token="+cfg.CameraToken, log)
+	}
+	if room != nil {
+		wait, err := publishToRoom(ctx, *room, srv, stdout)
+		if err != nil {
+			return err
+		}
+		defer wait()
 	}
 	log.Info("serving", slog.String("http", ln.Addr().String()), slog.String("udp", srv.ICEAddr().String()),
 		slog.String("source", o.source), slog.Int("max_viewers", o.maxViewers))
@@ -220,6 +235,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.stateDir, "state-dir", "", "where the self-signed certificate is kept (default: ligretto in the user's config folder)")
 	fs.IntVar(&o.cvThreads, "cv-threads", 1, "threads for OpenCV's parallel loops (the stream's encoder shares the cores); 0: OpenCV's default (one per core)")
 	o.nets = networkFlags(fs)
+	o.publish = publishFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -252,7 +268,8 @@ func (o *serveOptions) check(stderr io.Writer) error {
 		fmt.Fprintln(stderr, "ligretto serve: the demo calibrates each simulated table itself; --calibration is for a camera, video or folder")
 		return errUsage
 	}
-	return nil
+	_, err := o.publish.config(nil, nil, stderr)
+	return err
 }
 
 // openServeSource opens what serve referees: the phone (returned as such

@@ -148,7 +148,7 @@ func TestPublisher_ViewersGetThePictureAndTheState(t *testing.T) {
 		t.Errorf("server: %d local viewers, %d frames encoded; want 0 and some (encoded for the room)", st.Viewers, st.FramesEncoded)
 	}
 
-	if err := tb.game.NewMatch(stream.MatchSetup{Players: referee.DefaultPlayers(2)}); err != nil {
+	if err := tb.game.NewMatch(matchOfTwo()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the new match's state", 5*time.Second, func() bool {
@@ -164,6 +164,10 @@ func TestPublisher_ViewersGetThePictureAndTheState(t *testing.T) {
 	if st := tb.pub.Status(); st.State != livekit.StateLive || st.Joins != 1 {
 		t.Errorf("status %+v, want live after one join", st)
 	}
+}
+
+func matchOfTwo() stream.MatchSetup {
+	return stream.MatchSetup{Players: referee.DefaultPlayers(2)}
 }
 
 func absDiff(a, b uint32) uint32 {
