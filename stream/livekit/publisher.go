@@ -144,9 +144,15 @@ func (p *Publisher) Run(ctx context.Context) error {
 		p.setState(StateStopped, nil)
 	}()
 	wait := 250 * time.Millisecond
+	var away time.Time // when publishing stopped; zero while it goes on
 	for ctx.Err() == nil {
 		start := time.Now()
-		err := p.session(ctx)
+		err := p.session(ctx, func() {
+			if !away.IsZero() {
+				p.log.Info("LiveKit: publishing again", slog.Duration("away", time.Since(away).Round(time.Millisecond)))
+				away = time.Time{}
+			}
+		})
 		p.live.Store(false)
 		if ctx.Err() != nil {
 			return nil
@@ -155,7 +161,12 @@ func (p *Publisher) Run(ctx context.Context) error {
 			wait = 250 * time.Millisecond
 		}
 		p.setState(StateReconnecting, err)
-		p.log.Warn("LiveKit: publishing stopped; joining again", slog.Any("err", err), slog.Duration("in", wait))
+		// Said once an outage; the retries are debug.
+		level := slog.LevelDebug
+		if away.IsZero() {
+			away, level = time.Now(), slog.LevelWarn
+		}
+		p.log.Log(ctx, level, "LiveKit: not publishing; joining again", slog.Any("err", err), slog.Duration("in", wait))
 		select {
 		case <-ctx.Done():
 			return nil
@@ -168,7 +179,7 @@ func (p *Publisher) Run(ctx context.Context) error {
 
 // session joins the room once, publishes until the connection is lost or
 // ctx ends, and leaves.
-func (p *Publisher) session(ctx context.Context) error {
+func (p *Publisher) session(ctx context.Context, joined func()) error {
 	done := make(chan struct{})
 	var once sync.Once
 	var reconnecting atomic.Int64 // unix nanos since the SDK began to recover; 0 if not
@@ -218,7 +229,10 @@ func (p *Publisher) session(ctx context.Context) error {
 	p.live.Store(true)
 	p.setState(StateLive, nil)
 	p.keyframe()
-	p.log.Info("LiveKit: publishing", slog.String("url", p.cfg.URL), slog.String("identity", p.cfg.Identity))
+	if p.joins.Load() == 1 {
+		p.log.Info("LiveKit: publishing", slog.String("url", p.cfg.URL), slog.String("identity", p.cfg.Identity))
+	}
+	joined()
 	p.sendState(room)
 
 	tick := time.NewTicker(500 * time.Millisecond)

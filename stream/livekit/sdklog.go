@@ -11,9 +11,8 @@ import (
 )
 
 // sdkLogger hands the LiveKit SDK's logs (and pion's, through it) to l at
-// debug level, errors excepted: the SDK logs its warnings as info, and
-// pion's retries would drown the publisher's own account of joins and
-// losses.
+// debug level: the SDK logs every failed retry as an error, which would
+// drown the publisher's own account of joins and losses (Run logs those).
 func sdkLogger(l *slog.Logger) protoLogger.Logger {
 	return protoLogger.LogRLogger(logr.FromSlogHandler(debugHandler{l.Handler()}))
 }
@@ -26,7 +25,7 @@ func quietSDK(l *slog.Logger) {
 	setSDKLogger.Do(func() { lksdk.SetLogger(sdkLogger(l)) })
 }
 
-// debugHandler lowers every record below error to debug.
+// debugHandler lowers every record to debug.
 type debugHandler struct{ h slog.Handler }
 
 func (d debugHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -41,9 +40,4 @@ func (d debugHandler) Handle(ctx context.Context, r slog.Record) error {
 func (d debugHandler) WithAttrs(a []slog.Attr) slog.Handler { return debugHandler{d.h.WithAttrs(a)} }
 func (d debugHandler) WithGroup(n string) slog.Handler      { return debugHandler{d.h.WithGroup(n)} }
 
-func lower(l slog.Level) slog.Level {
-	if l < slog.LevelError {
-		return slog.LevelDebug
-	}
-	return l
-}
+func lower(slog.Level) slog.Level { return slog.LevelDebug }
