@@ -104,7 +104,7 @@ func joinViewer(t *testing.T, cfg livekit.Config, opt lkviewer.Options) *lkviewe
 	return v
 }
 
-func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
+func waitFor(t testing.TB, what string, d time.Duration, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {
