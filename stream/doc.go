@@ -13,7 +13,7 @@
 // (POST an SDP offer to /whep, DELETE the Location it returns to leave), so
 // any WHEP player can watch too. The game state goes to viewers as JSON on a
 // DataChannel the viewer opens, and as server-sent events on /events
-// (events.go) to overlays and anything else without WebRTC.
+// (events.go) to the /overlay page and anything else without WebRTC.
 //
 // A phone can be the camera: the /camera page publishes its rear camera by
 // WHIP (POST /whip with the camera token, VP8 only, one camera at a time),
@@ -31,6 +31,8 @@
 //
 //	GET  /                 spectator page
 //	GET  /console          operator console (its API calls need the token)
+//	GET  /overlay          transparent scoreboard for OBS (a 1920x1080 browser
+//	                       source): ?panels=scores,piles,calls&corner=tl|tr|bl|br&scale=0.5..3
 //	GET  /events           the game state as server-sent events: the
 //	                       DataChannel's messages, the current one first
 //	POST /whep             WHEP: application/sdp offer -> 201 + answer + Location
