@@ -26,6 +26,8 @@ type Config struct {
 	CameraStatus func() CameraStatus
 	// MaxViewers caps WHEP sessions, connecting or connected. Default 50.
 	MaxViewers int
+	// MaxEventClients caps the open /events streams (overlays). Default 200.
+	MaxEventClients int
 	// UDPAddr is where the one ICE UDP socket listens, e.g. ":8443" or
 	// "127.0.0.1:0". Default ":0" (a free port on every interface).
 	UDPAddr string
@@ -102,6 +104,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	def(&c.MaxViewers, 50)
+	def(&c.MaxEventClients, 200)
 	def(&c.Bitrate, 1_200_000)
 	def(&c.KeyframeEvery, 100)
 	def(&c.EncoderSpeed, 8)
@@ -126,6 +129,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.MaxViewers < 1 || c.MaxViewers > 10_000:
 		return fmt.Errorf("%w: max viewers %d (want 1..10000)", ErrConfig, c.MaxViewers)
+	case c.MaxEventClients < 1 || c.MaxEventClients > 10_000:
+		return fmt.Errorf("%w: max event clients %d (want 1..10000)", ErrConfig, c.MaxEventClients)
 	case c.Bitrate < 50_000 || c.Bitrate > 50_000_000:
 		return fmt.Errorf("%w: bitrate %d (want 50k..50M bit/s)", ErrConfig, c.Bitrate)
 	case c.KeyframeEvery < 1:

@@ -12,7 +12,8 @@
 // leave in a few sendmmsg calls (sendbatch_linux.go). Viewers connect with WHEP
 // (POST an SDP offer to /whep, DELETE the Location it returns to leave), so
 // any WHEP player can watch too. The game state goes to viewers as JSON on a
-// DataChannel the viewer opens.
+// DataChannel the viewer opens, and as server-sent events on /events
+// (events.go) to the /overlay page and anything else without WebRTC.
 //
 // A phone can be the camera: the /camera page publishes its rear camera by
 // WHIP (POST /whip with the camera token, VP8 only, one camera at a time),
@@ -30,6 +31,10 @@
 //
 //	GET  /                 spectator page
 //	GET  /console          operator console (its API calls need the token)
+//	GET  /overlay          transparent scoreboard for OBS (a 1920x1080 browser
+//	                       source): ?panels=scores,piles,calls&corner=tl|tr|bl|br&scale=0.5..3
+//	GET  /events           the game state as server-sent events: the
+//	                       DataChannel's messages, the current one first
 //	POST /whep             WHEP: application/sdp offer -> 201 + answer + Location
 //	PATCH|DELETE /whep/ID  WHEP session: trickle ICE / end
 //	GET  /camera?token=T   camera page for a phone (HTTPS, or localhost)

@@ -23,6 +23,8 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", s.instrument("page", page("web/index.html", false)))
 	mux.Handle("GET /console", s.instrument("console", page("web/console.html", true)))
+	mux.Handle("GET /overlay", s.instrument("overlay", page("web/overlay.html", false)))
+	mux.Handle("GET /events", s.instrument("events", http.HandlerFunc(s.serveEvents)))
 	mux.Handle("GET /static/", s.instrument("static", staticHandler(static)))
 	mux.Handle(whepPath, s.instrument("whep", http.HandlerFunc(s.whepEndpoint)))
 	mux.Handle(whepSessionsPath+"{id}", s.instrument("whep_session", http.HandlerFunc(s.whepSession)))

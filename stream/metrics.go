@@ -80,6 +80,7 @@ func (m *metrics) request(route, method string, code int) {
 // gauges are read from the server when /metrics is written.
 type gauges struct {
 	viewers, sessions, maxViewers int
+	eventClients                  int
 	lastFrameAge                  time.Duration
 	haveFrame                     bool
 	width, height                 int
@@ -114,6 +115,7 @@ var serverMetrics = []serverMetric{
 	serverGauge("ligretto_stream_viewers", "Viewers whose peer connection is connected.", func(_ *metrics, g gauges) float64 { return float64(g.viewers) }),
 	serverGauge("ligretto_stream_sessions", "WHEP sessions, connecting or connected.", func(_ *metrics, g gauges) float64 { return float64(g.sessions) }),
 	serverGauge("ligretto_stream_max_viewers", "The viewer cap.", func(_ *metrics, g gauges) float64 { return float64(g.maxViewers) }),
+	serverGauge("ligretto_stream_event_clients", "Open /events streams (server-sent game state).", func(_ *metrics, g gauges) float64 { return float64(g.eventClients) }),
 	serverCounter("ligretto_stream_sessions_total", "WHEP sessions created.", func(m *metrics) *atomic.Uint64 { return &m.sessionsTotal }),
 	serverCounter("ligretto_stream_refused_total", "Viewers refused because the stream was full.", func(m *metrics) *atomic.Uint64 { return &m.refused }),
 	serverCounter("ligretto_stream_frames_in_total", "Frames received from the source.", func(m *metrics) *atomic.Uint64 { return &m.framesIn }),

@@ -58,6 +58,9 @@ type Server struct {
 	state    atomic.Pointer[[]byte] // newest state message
 	keyAsked atomic.Uint64          // keyframe requests so far
 
+	events    *eventHub     // GET /events streams
+	eventPing time.Duration // eventPing; shorter in tests
+
 	closeOnce sync.Once
 	relays    relays
 
@@ -107,7 +110,8 @@ func New(cfg Config, src FrameSource, game Controller) (*Server, error) {
 	if src == nil || game == nil {
 		return nil, fmt.Errorf("%w: a frame source and a controller are required", ErrConfig)
 	}
-	s := &Server{cfg: cfg, src: src, game: game, log: cfg.Logger, met: newMetrics(), sessions: map[string]*session{}}
+	s := &Server{cfg: cfg, src: src, game: game, log: cfg.Logger, met: newMetrics(), sessions: map[string]*session{},
+		events: newEventHub(cfg.MaxEventClients), eventPing: eventPing}
 
 	udp, err := net.ListenPacket("udp", cfg.UDPAddr)
 	if err != nil {
@@ -237,10 +241,12 @@ func (s *Server) Run(ctx context.Context) error {
 	return err
 }
 
-// Close ends every session and releases the UDP socket. It is safe to call
-// more than once, and from Run's caller after Run returned.
+// Close ends every session and event stream and releases the UDP socket.
+// It is safe to call more than once, and from Run's caller after Run
+// returned.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.events.close()
 		s.mu.Lock()
 		s.closed = true
 		all := make([]*session, 0, len(s.sessions))
@@ -433,8 +439,8 @@ func (s *Server) publishState() []byte {
 	return b
 }
 
-// broadcastState sends the state to every viewer after each change, at
-// most once per StateInterval.
+// broadcastState sends the state to every viewer and event stream after
+// each change, at most once per StateInterval.
 func (s *Server) broadcastState(ctx context.Context) {
 	for {
 		select {
@@ -450,6 +456,7 @@ func (s *Server) broadcastState(ctx context.Context) {
 			for _, x := range s.relays.snapshot() {
 				x.WriteState(b)
 			}
+			s.events.publish(b)
 		}
 		select {
 		case <-ctx.Done():
@@ -502,7 +509,8 @@ func (s *Server) gauges() gauges {
 	s.mu.Lock()
 	n := len(s.sessions)
 	s.mu.Unlock()
-	g := gauges{viewers: int(s.viewers.Load()), sessions: n, maxViewers: s.cfg.MaxViewers, ingest: s.IngestStats()}
+	g := gauges{viewers: int(s.viewers.Load()), sessions: n, maxViewers: s.cfg.MaxViewers, ingest: s.IngestStats(),
+		eventClients: s.events.count()}
 	if f := s.latest.Load(); f != nil {
 		g.haveFrame = true
 		g.lastFrameAge = time.Since(time.Unix(0, s.lastAt.Load()))
