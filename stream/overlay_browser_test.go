@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,6 +276,22 @@ func TestOverlay_Options(t *testing.T) {
 			t.Errorf("%s: the panels are in the %s corner (%+v), want %s", c.query, corner, stack, c.corner)
 		}
 	}
+
+	// calls=rulings leaves out legal plays and notes: the newest rulings.
+	var want []string
+	for _, f := range slices.Backward(ts.game.State().Feed) {
+		if f.Status != referee.StatusOK && f.Status != referee.StatusInfo && f.Status != referee.StatusInferred && len(want) < 5 {
+			want = append(want, f.Reason)
+		}
+	}
+	if len(want) == 0 || len(want) == len(ts.game.State().Feed) {
+		t.Fatalf("the game's feed has %d rulings of %d items: nothing to leave out", len(want), len(ts.game.State().Feed))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL+"/overlay?calls=rulings")); err != nil {
+		t.Fatal(err)
+	}
+	evalUntil(t, ctx, "the rulings", `[...document.querySelectorAll('#feed li .reason')].map(e => e.textContent).join('|')`,
+		10*time.Second, func(s string) bool { return s == strings.Join(want, "|") })
 }
 
 // TestOverlay_Reconnects: the overlay shows a small mark while it has no

@@ -2,7 +2,8 @@
 // The OBS overlay: the scoreboard, the pile tops and the latest calls from
 // /events, over a transparent page. Query string: panels=scores,piles,calls
 // (any of them; default all), corner=tl|tr|bl|br (default tr), scale=0.5..3
-// (default 1). Bad values are ignored.
+// (default 1), calls=rulings (only fouls, corrections and scores, not every
+// legal play). Bad values are ignored.
 (() => {
   const { el, renderPiles, renderFeed, phaseName, backColour } = Ligretto;
   const $ = (id) => document.getElementById(id);
@@ -16,7 +17,8 @@
     const raw = (q.get('scale') || '').trim();
     let scale = raw === '' ? 1 : Number(raw);
     scale = Number.isFinite(scale) ? Math.min(3, Math.max(0.5, scale)) : 1;
-    return { panels, corner, scale };
+    const rulings = q.get('calls') === 'rulings';
+    return { panels, corner, scale, rulings };
   }
 
   const opt = options(new URLSearchParams(location.search));
@@ -58,7 +60,11 @@
     for (const name of panelNames) $(`panel-${name}`).hidden = !opt.panels.includes(name);
     if (opt.panels.includes('scores')) renderScores(st);
     if (opt.panels.includes('piles')) renderPiles($('piles'), st.piles, true, st.unsure);
-    if (opt.panels.includes('calls')) renderFeed($('feed'), st.feed, calls);
+    if (opt.panels.includes('calls')) {
+      const plain = ['ok', 'info', 'inferred'];
+      const feed = opt.rulings ? (st.feed || []).filter((f) => !plain.includes(f.status)) : st.feed;
+      renderFeed($('feed'), feed, calls);
+    }
   }
 
   // EventSource reconnects by itself when the stream drops, but gives up
