@@ -166,6 +166,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	go func() { served <- hs.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "spectators: %s/   console: %s/console   WHEP: %s/whep   (WebRTC on udp %s)\n", url, url, url, srv.ICEAddr())
+	fmt.Fprintf(stdout, "overlay for OBS (a 1920x1080 browser source): %s/overlay\n", url)
 	var hss *http.Server
 	if tln != nil {
 		hss = srv.HTTPServer(o.httpsAddr)
@@ -176,7 +177,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		printPhoneLink(stdout, cfg.CameraURL+"/camera?token="+cfg.CameraToken, log)
 	}
 	if room != nil {
-		wait, err := publishToRoom(ctx, *room, srv, stdout)
+		wait, err := publishToRoom(ctx, *room, srv, stdout, url)
 		if err != nil {
 			return err
 		}

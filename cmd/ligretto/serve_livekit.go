@@ -59,7 +59,7 @@ func roomJoin(c livekit.Config) func() (stream.RoomJoin, error) {
 
 // publishToRoom starts publishing srv's view to the room until ctx ends;
 // wait waits for the publisher to leave the room.
-func publishToRoom(ctx context.Context, c livekit.Config, srv *stream.Server, stdout io.Writer) (wait func(), err error) {
+func publishToRoom(ctx context.Context, c livekit.Config, srv *stream.Server, stdout io.Writer, page string) (wait func(), err error) {
 	pub, err := livekit.New(c, srv.RequestKeyframe)
 	if err != nil {
 		return nil, err
@@ -70,6 +70,6 @@ func publishToRoom(ctx context.Context, c livekit.Config, srv *stream.Server, st
 		defer close(done)
 		_ = pub.Run(ctx)
 	}()
-	fmt.Fprintf(stdout, "LiveKit: publishing to room %q at %s (it joins again by itself if the server goes away)\n", c.Room, c.URL)
+	fmt.Fprintf(stdout, "LiveKit: publishing to room %q at %s (it joins again by itself if the server goes away); spectators watch from the room at %s/?via=room\n", c.Room, c.URL, page)
 	return func() { <-done }, nil
 }
