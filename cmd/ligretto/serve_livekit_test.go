@@ -151,7 +151,9 @@ func TestServe_PublishesTheDemoToLiveKit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := lkviewer.Join(jctx, j2.URL, j2.Token, lkviewer.Options{})
+	ctx2, cancel2 := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel2()
+	v2, err := lkviewer.Join(ctx2, j2.URL, j2.Token, lkviewer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
