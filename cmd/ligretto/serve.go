@@ -124,12 +124,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if lcfg.Metrics, err = stream.NewTableMetrics(cfg.Registry); err != nil {
 		return err
 	}
-	room, err := o.publish.config(log, cfg.Registry, stderr)
+	room, err := o.publish.apply(&cfg, log, stderr)
 	if err != nil {
 		return err
-	}
-	if room != nil {
-		cfg.RoomJoin = roomJoin(*room)
 	}
 	loop, err := table.New(lcfg, pred, gameReferee{game})
 	if err != nil {
@@ -176,13 +173,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if phone != nil {
 		printPhoneLink(stdout, cfg.CameraURL+"/camera?token="+cfg.CameraToken, log)
 	}
-	if room != nil {
-		wait, err := publishToRoom(ctx, *room, srv, stdout, url)
-		if err != nil {
-			return err
-		}
-		defer wait()
+	published, err := publishToRoom(ctx, room, srv, stdout, url)
+	if err != nil {
+		return err
 	}
+	defer published()
 	log.Info("serving", slog.String("http", ln.Addr().String()), slog.String("udp", srv.ICEAddr().String()),
 		slog.String("source", o.source), slog.Int("max_viewers", o.maxViewers))
 

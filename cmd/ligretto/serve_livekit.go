@@ -49,18 +49,27 @@ func (o *publishOptions) config(log *slog.Logger, reg prometheus.Registerer, std
 	return &c, nil
 }
 
-// roomJoin makes viewer tokens for the page (GET /api/room).
-func roomJoin(c livekit.Config) func() (stream.RoomJoin, error) {
-	return func() (stream.RoomJoin, error) {
-		j, err := livekit.ViewerToken(c)
-		return stream.RoomJoin(j), err
+// apply returns the publisher's config (nil when serve publishes nowhere)
+// and lets the server's page hand out viewer tokens (GET /api/room).
+func (o *publishOptions) apply(cfg *stream.Config, log *slog.Logger, stderr io.Writer) (*livekit.Config, error) {
+	c, err := o.config(log, cfg.Registry, stderr)
+	if c != nil {
+		room := *c
+		cfg.RoomJoin = func() (stream.RoomJoin, error) {
+			j, err := livekit.ViewerToken(room)
+			return stream.RoomJoin(j), err
+		}
 	}
+	return c, err
 }
 
-// publishToRoom starts publishing srv's view to the room until ctx ends;
-// wait waits for the publisher to leave the room.
-func publishToRoom(ctx context.Context, c livekit.Config, srv *stream.Server, stdout io.Writer, page string) (wait func(), err error) {
-	pub, err := livekit.New(c, srv.RequestKeyframe)
+// publishToRoom starts publishing srv's view to the room c until ctx
+// ends, if c is not nil; wait waits for the publisher to leave the room.
+func publishToRoom(ctx context.Context, c *livekit.Config, srv *stream.Server, stdout io.Writer, page string) (wait func(), err error) {
+	if c == nil {
+		return func() {}, nil
+	}
+	pub, err := livekit.New(*c, srv.RequestKeyframe)
 	if err != nil {
 		return nil, err
 	}
