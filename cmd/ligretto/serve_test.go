@@ -149,6 +149,9 @@ func TestServe_PrintsAGeneratedToken(t *testing.T) {
 // file, a source that does not exist or a broken calibration file is an
 // error (1) that names what is wrong.
 func TestServe_BadArguments(t *testing.T) {
+	for _, v := range []string{"LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET"} {
+		t.Setenv(v, "")
+	}
 	short := filepath.Join(t.TempDir(), "short")
 	if err := os.WriteFile(short, []byte("abc"), 0o600); err != nil {
 		t.Fatal(err)
@@ -170,6 +173,11 @@ func TestServe_BadArguments(t *testing.T) {
 		{[]string{"serve", "--bogus"}, 2, "bogus"},
 		{[]string{"serve", "--token-file", filepath.Join(t.TempDir(), "missing")}, 1, "token file"},
 		{[]string{"serve", "--token-file", short}, 1, "shorter than 8"},
+		{[]string{"serve", "--publish", "livekit", "--livekit-room", "r"}, 2, "no server address (--livekit-url or LIVEKIT_URL)"},
+		{[]string{"serve", "--publish", "livekit", "--livekit-url", "ws://127.0.0.1:7880"}, 2, "no API key and secret"},
+		{[]string{"serve", "--publish", "livekit", "--livekit-url", "ftp://x", "--livekit-room", "r"}, 2, "want ws://, wss://"},
+		{[]string{"serve", "--livekit-room", "r"}, 2, "need --publish livekit"},
+		{[]string{"serve", "--publish", "youtube"}, 2, "the one SFU it publishes to is livekit"},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != c.want || !strings.Contains(stderr, c.says) {

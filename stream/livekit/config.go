@@ -78,17 +78,8 @@ func (c Config) withDefaults() Config {
 // that sets it.
 func (c Config) Validate() error {
 	c = c.withDefaults()
-	switch {
-	case c.URL == "":
+	if c.URL == "" {
 		return fmt.Errorf("%w: no server address (--livekit-url or LIVEKIT_URL)", ErrConfig)
-	case c.APIKey == "" || c.APISecret == "":
-		return fmt.Errorf("%w: no API key and secret (LIVEKIT_API_KEY and LIVEKIT_API_SECRET)", ErrConfig)
-	case c.Room == "":
-		return fmt.Errorf("%w: no room (--livekit-room)", ErrConfig)
-	case len(c.Room) > 128:
-		return fmt.Errorf("%w: the room name is longer than 128 bytes", ErrConfig)
-	case c.ViewerTTL < time.Minute:
-		return fmt.Errorf("%w: viewer tokens valid for %v (want a minute or more)", ErrConfig, c.ViewerTTL)
 	}
 	for _, u := range []string{c.URL, c.ViewerURL} {
 		p, err := url.Parse(u)
@@ -103,6 +94,16 @@ func (c Config) Validate() error {
 		if p.Host == "" {
 			return fmt.Errorf("%w: server address %q has no host", ErrConfig, u)
 		}
+	}
+	switch {
+	case c.APIKey == "" || c.APISecret == "":
+		return fmt.Errorf("%w: no API key and secret (LIVEKIT_API_KEY and LIVEKIT_API_SECRET)", ErrConfig)
+	case c.Room == "":
+		return fmt.Errorf("%w: no room (--livekit-room)", ErrConfig)
+	case len(c.Room) > 128:
+		return fmt.Errorf("%w: the room name is longer than 128 bytes", ErrConfig)
+	case c.ViewerTTL < time.Minute:
+		return fmt.Errorf("%w: viewer tokens valid for %v (want a minute or more)", ErrConfig, c.ViewerTTL)
 	}
 	return nil
 }
