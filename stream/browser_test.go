@@ -2,9 +2,6 @@ package stream
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,93 +9,32 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"ligretto/referee"
+	"ligretto/stream/internal/browsertest"
 )
 
 // The browser tests drive Debian's chromium headless through the DevTools
-// protocol. They fail, not skip, without it: scripts/setup installs it
+// protocol (stream/internal/browsertest, which the LiveKit room page's tests
+// share). They fail, not skip, without it: scripts/setup installs it
 // (apt-get install -y chromium). Set LIGRETTO_SCREENSHOTS=DIR to keep
 // screenshots of the pages.
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("chromium is not installed: apt-get install -y chromium (scripts/setup does it)")
-	return ""
-}
 
 // browser starts a headless chromium for the test, with the flags that work
 // on this closed network, and extra ones.
 func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	opts = append(opts, extra...)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() {
-		cancelTime()
-		cancelCtx()
-		cancelAlloc()
-	})
-	if _, err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
+	return browsertest.Start(t, extra...)
 }
 
 // evalUntil evaluates expr (which may return a promise) until ok accepts
 // the value.
 func evalUntil[T any](t *testing.T, ctx context.Context, what, expr string, d time.Duration, ok func(T) bool) T {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	var last T
-	var lastErr error
-	for time.Now().Before(deadline) {
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
-		if err == nil && ok(v) {
-			return v
-		}
-		last, lastErr = v, err
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s: still %v (err %v) after %v", what, last, lastErr, d)
-	return last
+	return browsertest.EvalUntil(t, ctx, what, expr, d, ok)
 }
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	dir := os.Getenv("LIGRETTO_SCREENSHOTS")
-	if dir == "" {
-		return
-	}
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Screenshot(t, ctx, name)
 }
 
 const framesDecodedJS = `(async () => { const v = window.ligrettoViewer && window.ligrettoViewer(); return v ? await v.framesDecoded() : 0; })()`
