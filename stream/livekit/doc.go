@@ -5,7 +5,8 @@
 // A Publisher is a stream.Relay: the stream server encodes each frame once
 // and hands it to its own viewers and to the publisher, which writes it to
 // a VP8 track in the room and sends the game state as reliable data
-// messages on the topic "state" (the DataChannel's JSON). It joins again
+// messages on the topic "state" (the DataChannel's JSON), after each change
+// and again every 3 s for viewers who joined since. It joins again
 // by itself after a server restart or a network loss; while it is away,
 // frames are dropped and the referee goes on.
 //

@@ -31,6 +31,11 @@ const (
 	StateStopped      = "stopped"
 )
 
+// stateRepeat is how often the state goes to the room again when it did
+// not change: LiveKit keeps no data messages, so a viewer who joins after
+// the last change waits for this at most to see the game.
+const stateRepeat = 3 * time.Second
+
 // stuckAfter ends a session whose own recovery (LiveKit's SDK resumes and
 // restarts by itself) has not brought it back by then, and joins afresh.
 const stuckAfter = 3 * time.Second
@@ -233,7 +238,12 @@ func (p *Publisher) session(ctx context.Context, joined func()) error {
 		p.log.Info("LiveKit: publishing", slog.String("url", p.cfg.URL), slog.String("identity", p.cfg.Identity))
 	}
 	joined()
-	p.sendState(room)
+	var stateSent time.Time
+	sendState := func() {
+		p.sendState(room)
+		stateSent = time.Now()
+	}
+	sendState()
 
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
@@ -254,11 +264,14 @@ func (p *Publisher) session(ctx context.Context, joined func()) error {
 			p.sent.Add(1)
 		case <-p.kick:
 			if p.live.Load() {
-				p.sendState(room)
+				sendState()
 			}
 		case <-tick.C:
 			if t := reconnecting.Load(); t != 0 && time.Since(time.Unix(0, t)) > stuckAfter {
 				return fmt.Errorf("%w: not back after %v", errDisconnected, stuckAfter)
+			}
+			if p.live.Load() && time.Since(stateSent) >= stateRepeat {
+				sendState()
 			}
 		}
 	}
