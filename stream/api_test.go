@@ -240,6 +240,7 @@ func TestPages(t *testing.T) {
 		"/console":             `id="login"`,
 		"/static/spectator.js": "WHEPViewer",
 		"/static/whep.js":      "application/trickle-ice-sdpfrag",
+		"/static/room.js":      "/api/room",
 		"/static/console.js":   "/api/round",
 		"/static/style.css":    ".scoreboard, .score",
 		"/static/common.js":    "renderFeed",
@@ -254,6 +255,11 @@ func TestPages(t *testing.T) {
 		if !strings.Contains(w.Body.String(), want) {
 			t.Fatalf("%s lacks %q", path, want)
 		}
+	}
+	// LiveKit's browser client, vendored: served from here, never a CDN.
+	if w := do(t, h, "GET", "/static/vendor/livekit-client/livekit-client.umd.js", "", "", ""); w.Code != 200 ||
+		!strings.Contains(w.Body.String(), ".LivekitClient=") || !strings.Contains(w.Header().Get("Content-Type"), "javascript") {
+		t.Fatalf("the LiveKit client: %d, %s", w.Code, w.Header().Get("Content-Type"))
 	}
 	w := do(t, h, "GET", "/", "", "", "")
 	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {

@@ -22,6 +22,13 @@
 // same way, for tests and tools; stream/whepclient watches the table from
 // Go as a spectator does (WHEP, the VP8 track, the state DataChannel).
 //
+// The table can also go to a LiveKit room through a Relay (stream/livekit).
+// The spectator page then watches from the room when opened as /?via=room,
+// or by itself when this server turns it away as full: it fetches a viewer
+// token from GET /api/room and joins with LiveKit's browser client, which
+// is vendored in web/static/vendor/livekit-client and embedded like the
+// other assets.
+//
 // The package knows the rest of the system through two small interfaces:
 // a FrameSource delivers annotated pictures, and a Controller is the game
 // that the console drives and whose State viewers see. RefereeGame is a
@@ -29,7 +36,7 @@
 //
 // Routes:
 //
-//	GET  /                 spectator page
+//	GET  /                 spectator page (?via=room: from the LiveKit room)
 //	GET  /console          operator console (its API calls need the token)
 //	GET  /overlay          transparent scoreboard for OBS (a 1920x1080 browser
 //	                       source): ?panels=scores,piles,calls&corner=tl|tr|bl|br&scale=0.5..3

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) routes() http.Handler {
 		panic(err) // the embedded tree is fixed at build time
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /{$}", s.instrument("page", page("web/index.html", false)))
+	mux.Handle("GET /{$}", s.instrument("page", s.spectatorPage()))
 	mux.Handle("GET /console", s.instrument("console", page("web/console.html", true)))
 	mux.Handle("GET /overlay", s.instrument("overlay", page("web/overlay.html", false)))
 	mux.Handle("GET /events", s.instrument("events", http.HandlerFunc(s.serveEvents)))
@@ -88,9 +89,11 @@ func (s *Server) instrument(route string, h http.Handler) http.Handler {
 
 // securityHeaders are set on every page: scripts and styles only from the
 // server itself, video from blob: (WebRTC), no framing for the console.
-func securityHeaders(h http.Header, console bool) {
+// connect adds sources the page may connect to besides the server itself.
+func securityHeaders(h http.Header, console bool, connect ...string) {
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; "+
-		"connect-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors "+
+		"connect-src "+strings.Join(append([]string{"'self'"}, connect...), " ")+
+		"; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors "+
 		map[bool]string{true: "'none'", false: "*"}[console])
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")

@@ -11,5 +11,7 @@
 // frames are dropped and the referee goes on.
 //
 // ViewerToken makes the token a spectator's page joins with: subscribe
-// only, hidden from the other viewers.
+// only, hidden from the other viewers. The stream server hands it out at
+// GET /api/room (stream.Config.RoomJoin), and its spectator page, opened as
+// /?via=room, watches the room with LiveKit's browser client.
 package livekit

@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,7 +28,19 @@ type table struct {
 	game *stream.RefereeGame
 	pub  *livekit.Publisher
 	cfg  livekit.Config
+	url  string       // the stream server's pages and API, over HTTP
 	sent atomic.Int64 // frames the source made
+
+	stopPub func()
+}
+
+// roomJoin hands spectators viewer tokens for the room of cfg, as the
+// stream server's GET /api/room does with it.
+func roomJoin(cfg livekit.Config) func() (stream.RoomJoin, error) {
+	return func() (stream.RoomJoin, error) {
+		j, err := livekit.ViewerToken(cfg)
+		return stream.RoomJoin(j), err
+	}
 }
 
 // testPicture is red on the left, blue on the right: a viewer that
@@ -39,10 +52,14 @@ func testPicture(w, h int) *image.RGBA {
 	return img
 }
 
-func startTable(t *testing.T, lk *lktest.Server, room string) *table {
+// startTable runs a stream server (its pages served over HTTP, and
+// RoomJoin set) that publishes a 320x240 picture at 25 frames a second to
+// room; tweak, if given, changes the server's config.
+func startTable(t *testing.T, lk *lktest.Server, room string, tweak ...func(*stream.Config)) *table {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb := &table{game: stream.NewRefereeGame(referee.New(), nil)}
+	tb.cfg = livekit.Config{URL: lk.URL, APIKey: lktest.Key, APISecret: lktest.Secret, Room: room, Logger: quiet, RetryMax: time.Second}
 	pic := testPicture(320, 240)
 	src := stream.FrameSourceFunc(func(ctx context.Context) <-chan stream.Frame {
 		out := make(chan stream.Frame)
@@ -66,27 +83,45 @@ func startTable(t *testing.T, lk *lktest.Server, room string) *table {
 		}()
 		return out
 	})
-	srv, err := stream.New(stream.Config{UDPAddr: "127.0.0.1:0", Logger: quiet, Bitrate: 300_000}, src, tb.game)
+	scfg := stream.Config{UDPAddr: "127.0.0.1:0", Logger: quiet, Bitrate: 300_000, RoomJoin: roomJoin(tb.cfg)}
+	for _, f := range tweak {
+		f(&scfg)
+	}
+	srv, err := stream.New(scfg, src, tb.game)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tb.srv = srv
-	tb.cfg = livekit.Config{URL: lk.URL, APIKey: lktest.Key, APISecret: lktest.Secret, Room: room, Logger: quiet, RetryMax: time.Second}
 	tb.pub, err = livekit.New(tb.cfg, srv.RequestKeyframe)
 	if err != nil {
 		t.Fatal(err)
 	}
+	hs := httptest.NewServer(srv.Handler())
+	tb.url = hs.URL
 	srv.AddRelay(tb.pub)
-	done := make(chan struct{}, 2)
-	go func() { _ = srv.Run(ctx); done <- struct{}{} }()
-	go func() { _ = tb.pub.Run(ctx); done <- struct{}{} }()
+	done := make(chan struct{})
+	go func() { _ = srv.Run(ctx); close(done) }()
+	tb.runPublisher()
 	t.Cleanup(func() {
+		tb.stopPublisher()
 		cancel()
 		<-done
-		<-done
+		hs.Close()
 	})
 	return tb
 }
+
+// runPublisher runs the table's publisher until stopPublisher.
+func (tb *table) runPublisher() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = tb.pub.Run(ctx); close(done) }()
+	tb.stopPub = func() { cancel(); <-done }
+}
+
+// stopPublisher stops the publisher, which leaves the room, and waits for
+// it; it may be run again.
+func (tb *table) stopPublisher() { tb.stopPub() }
 
 func joinViewer(t *testing.T, cfg livekit.Config, opt lkviewer.Options) *lkviewer.Viewer {
 	t.Helper()

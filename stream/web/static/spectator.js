@@ -1,17 +1,18 @@
 'use strict';
-// The spectator page: video over WHEP, the game state over the DataChannel,
-// reconnecting with backoff whenever the stream goes down.
+// The spectator page. The video and the game state come either from this
+// server (WHEP and the "state" DataChannel: the default) or from the LiveKit
+// room the table is published to (?via=room, room.js: the room's video track
+// and its data messages on the topic "state"); the page draws both the same
+// way. Without ?via, a page that this server turns away as full (503)
+// watches from the room when there is one; ?via=whep never does.
 (() => {
   const { el, renderPiles, renderFeed, setMatchLine, backColour } = Ligretto;
   const $ = (id) => document.getElementById(id);
   const video = $('video');
-  let viewer = null;
-  let attempt = 0;
-  let retryTimer = null;
-  let countdown = null;
-  let watchdog = null;
-  let lastFrames = 0;
-  let stalledSince = 0;
+  const via = new URLSearchParams(location.search).get('via');
+  let mode = null;    // 'whep' or 'room'
+  let viewer = null;  // the current WHEPViewer or LigrettoRoom.Viewer
+  let retry = () => {};
 
   $('whep-url').textContent = new URL('/whep', location.href).toString();
 
@@ -21,13 +22,54 @@
     s.textContent = text;
   }
 
-  function overlay(show, title, text, spinning, retry) {
+  function overlay(show, title, text, spinning, retryButton) {
     $('overlay').classList.toggle('hidden', !show);
     if (!show) return;
     $('overlay-title').textContent = title;
     $('overlay-text').textContent = text || '';
     $('spinner').hidden = !spinning;
-    $('retry').hidden = !retry;
+    $('retry').hidden = !retryButton;
+  }
+
+  $('retry').addEventListener('click', () => retry());
+
+  // Picture watch: frames decoded tell that the picture moves. Both paths
+  // report them; picture() is called every second while one is connected.
+  let lastFrames = 0;
+  let stalledSince = 0;
+  function resetPicture() { lastFrames = 0; stalledSince = Date.now(); }
+  async function picture(v) {
+    const n = await v.framesDecoded().catch(() => 0);
+    if (v !== viewer || (mode === 'room' && !v.live())) return 0;
+    if (n > lastFrames) {
+      lastFrames = n;
+      stalledSince = Date.now();
+      overlay(false);
+      setStatus('live', 'Live');
+      return 0;
+    }
+    const stalled = Date.now() - stalledSince;
+    if (stalled > 4000) { setStatus('wait', 'No picture'); overlay(true, 'Waiting for the picture…', 'The table camera sends nothing at the moment.', true, false); }
+    return stalled;
+  }
+
+  // ---- From this server: WHEP ----
+
+  let attempt = 0;
+  let retryTimer = null;
+  let countdown = null;
+  let whepWatchdog = null;
+
+  function watchWHEP() {
+    mode = 'whep';
+    retry = () => { attempt = 0; connect(); };
+    // The watchdog notices a picture that stopped: no new decoded frame
+    // for 4 s shows it, 12 s reconnects.
+    whepWatchdog = setInterval(async () => {
+      if (!viewer || !viewer.pc || viewer.pc.connectionState !== 'connected') return;
+      if (await picture(viewer) > 12000) down('The picture stopped.');
+    }, 1000);
+    connect();
   }
 
   function connect() {
@@ -54,11 +96,11 @@
       },
     });
     viewer = v;
-    lastFrames = 0;
-    stalledSince = Date.now();
+    resetPicture();
     v.start().catch((err) => {
       if (v !== viewer) return;
-      if (err.status === 503) down(err.message || 'The stream is full.');
+      if (err.status === 503 && via !== 'whep') fullTryRoom(v, err.message || 'The stream is full.');
+      else if (err.status === 503) down(err.message || 'The stream is full.');
       else down(err.status ? `The server said: ${err.message}` : 'The server cannot be reached.');
     });
   }
@@ -80,24 +122,65 @@
     retryTimer = setTimeout(connect, delay * 1000);
   }
 
-  $('retry').addEventListener('click', () => { attempt = 0; connect(); });
+  // fullTryRoom: this server is full; watch from its room if it has one.
+  function fullTryRoom(v, reason) {
+    LigrettoRoom.fetchJoin().then((join) => {
+      if (v !== viewer) return;
+      v.close();
+      stopWHEP();
+      watchRoom(join);
+    }, () => { if (v === viewer) down(reason); });
+  }
 
-  // The watchdog notices a picture that stopped: no new decoded frame for
-  // 4 s shows it, 12 s reconnects.
-  watchdog = setInterval(async () => {
-    if (!viewer || !viewer.pc || viewer.pc.connectionState !== 'connected') return;
-    const n = await viewer.framesDecoded().catch(() => 0);
-    if (n > lastFrames) {
-      lastFrames = n;
-      stalledSince = Date.now();
-      overlay(false);
-      setStatus('live', 'Live');
-      return;
-    }
-    const stalled = Date.now() - stalledSince;
-    if (stalled > 12000) down('The picture stopped.');
-    else if (stalled > 4000) { setStatus('wait', 'No picture'); overlay(true, 'Waiting for the picture…', 'The table camera sends nothing at the moment.', true, false); }
-  }, 1000);
+  function stopWHEP() {
+    clearTimeout(retryTimer);
+    clearInterval(countdown);
+    clearInterval(whepWatchdog);
+  }
+
+  // ---- From the LiveKit room ----
+
+  function watchRoom(join) {
+    mode = 'room';
+    const v = new LigrettoRoom.Viewer(video, {
+      onState: render,
+      onJoin: (j) => {
+        $('room-name').textContent = j.room;
+        $('via-room').hidden = false;
+      },
+      onView: (view, d) => {
+        if (v !== viewer) return;
+        switch (view) {
+          case 'connecting':
+            setStatus('wait', 'Connecting…');
+            overlay(true, 'Connecting to the room…', '', true, false);
+            break;
+          case 'live':
+            resetPicture();
+            setStatus('live', 'Live');
+            overlay(true, 'Waiting for the picture…', '', true, false);
+            break;
+          case 'away':
+            setStatus('wait', 'Referee away');
+            overlay(true, 'The referee\u2019s stream is away', 'The picture comes back by itself when the referee publishes again.', true, false);
+            break;
+          case 'reconnecting':
+            setStatus('wait', 'Reconnecting…');
+            overlay(true, 'Reconnecting to the room…', d.in ? `${d.reason} Joining again in ${d.in}\u00a0s…` : '', true, !!d.in);
+            break;
+          case 'unavailable':
+            setStatus('down', 'No room');
+            overlay(true, 'No LiveKit room', 'This table is not published to a LiveKit room. Open the page without ?via=room to watch from the referee\u2019s server.', false, true);
+            break;
+        }
+      },
+    });
+    viewer = v;
+    retry = () => v.start();
+    v.start(join);
+    // While the referee's track plays: is the picture moving?
+    setInterval(() => { if (v.live()) picture(v); }, 1000);
+  }
 
   function render(st) {
     setMatchLine(st);
@@ -146,7 +229,10 @@
   }
 
   window.addEventListener('pagehide', () => { if (viewer) viewer.close(); });
-  // For tests and the curious: the current WHEP viewer (its pc has the stats).
+  // For tests and the curious: the current viewer (framesDecoded(); a
+  // WHEPViewer's pc has the stats) and where it watches from.
   window.ligrettoViewer = () => viewer;
-  connect();
+  window.ligrettoVia = () => mode;
+  if (via === 'room') watchRoom();
+  else watchWHEP();
 })();
