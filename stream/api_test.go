@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"image/png"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -260,6 +261,16 @@ func TestPages(t *testing.T) {
 	if w := do(t, h, "GET", "/static/vendor/livekit-client/livekit-client.umd.js", "", "", ""); w.Code != 200 ||
 		!strings.Contains(w.Body.String(), ".LivekitClient=") || !strings.Contains(w.Header().Get("Content-Type"), "javascript") {
 		t.Fatalf("the LiveKit client: %d, %s", w.Code, w.Header().Get("Content-Type"))
+	}
+	// A browser that has it is answered 304, not sent 600 KB again.
+	const client = "/static/vendor/livekit-client/livekit-client.umd.js"
+	tag := do(t, h, "GET", client, "", "", "").Header().Get("ETag")
+	req := httptest.NewRequest("GET", client, nil)
+	req.Header.Set("If-None-Match", tag)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if tag == "" || rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+		t.Fatalf("with If-None-Match %s: %d and %d bytes, want 304 and none", tag, rec.Code, rec.Body.Len())
 	}
 	w := do(t, h, "GET", "/", "", "", "")
 	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
