@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -21,6 +19,7 @@ import (
 	"time"
 
 	"ligretto/referee"
+	"ligretto/stream/internal/childproc"
 )
 
 // BenchmarkGlassToGlass measures, on loopback, the time from a frame
@@ -150,52 +149,12 @@ func benchEnvInt(name string, def int) int {
 	return def
 }
 
-// fleet is the child process that runs BenchmarkServerCPU's viewers, so
-// that their receiving, decrypting and depacketising is not counted as the
-// server's CPU. It is this test binary again, running TestViewersChild.
-type fleet struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Scanner
-}
-
-func startFleet(tb testing.TB, url string) *fleet {
-	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestViewersChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "STREAM_CHILD_URL="+url)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	return &fleet{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
-}
-
-// ask sends one command and returns the fields of the child's answer.
-func (f *fleet) ask(tb testing.TB, cmd string) []string {
-	tb.Helper()
-	if _, err := fmt.Fprintln(f.stdin, cmd); err != nil {
-		tb.Fatalf("fleet %q: %v", cmd, err)
-	}
-	for f.out.Scan() {
-		if rest, ok := strings.CutPrefix(f.out.Text(), "fleet: "); ok {
-			return strings.Fields(rest)
-		}
-	}
-	tb.Fatalf("fleet %q: the child ended (%v)", cmd, f.out.Err())
-	return nil
-}
-
-func (f *fleet) close() {
-	f.stdin.Close()
-	_ = f.cmd.Wait()
+// startFleet starts the child process that runs BenchmarkServerCPU's
+// viewers, so that their receiving, decrypting and depacketising is not
+// counted as the server's CPU. It is this test binary again, running
+// TestViewersChild.
+func startFleet(tb testing.TB, url string) *childproc.Child {
+	return childproc.Start(tb, []string{"-test.run=^TestViewersChild$", "-test.count=1"}, []string{"STREAM_CHILD_URL=" + url})
 }
 
 // serverWindow is one measuring window of BenchmarkServerCPU.
@@ -252,14 +211,14 @@ func BenchmarkServerCPU(b *testing.B) {
 		// set makes the fleet n viewers strong and waits until the server
 		// counts them and every one of them has received a frame.
 		set := func(n int) {
-			if a := fl.ask(b, "viewers "+strconv.Itoa(n)); len(a) != 2 || a[0] != "ready" {
+			if a := fl.Ask(b, "viewers "+strconv.Itoa(n)); len(a) != 2 || a[0] != "ready" {
 				b.Fatalf("fleet: %q", a)
 			}
 			waitFor(b, 90*time.Second, fmt.Sprintf("%d viewers", n), func() bool { return s.Stats().Viewers == n && s.Stats().Sessions == n })
 			time.Sleep(3 * time.Second) // the keyframes new viewers asked for
 		}
 		measure := func(n int) serverWindow {
-			fl.ask(b, "frames") // zero the child's counters
+			fl.Ask(b, "frames") // zero the child's counters
 			u0, s0 := cpuTimes()
 			t0, st0 := time.Now(), s.Stats()
 			if p := os.Getenv("STREAM_BENCH_PROFILE"); p != "" && n > 1 && !profiled {
@@ -279,7 +238,7 @@ func BenchmarkServerCPU(b *testing.B) {
 			st := s.Stats()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			a := fl.ask(b, "frames")
+			a := fl.Ask(b, "frames")
 			if st.Viewers != n {
 				b.Fatalf("viewers dropped to %d", st.Viewers)
 			}
@@ -311,7 +270,7 @@ func BenchmarkServerCPU(b *testing.B) {
 			set(many)
 			lots = append(lots, measure(many))
 		}
-		fl.close()
+		fl.Close()
 		waitFor(b, 30*time.Second, "the viewers to leave", func() bool { return s.Stats().Sessions == 0 })
 		mean := func(ws []serverWindow, f func(serverWindow) float64) float64 {
 			t := 0.0

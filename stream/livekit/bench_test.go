@@ -7,9 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 
 	"ligretto/referee"
 	"ligretto/stream"
+	"ligretto/stream/internal/childproc"
 	"ligretto/stream/livekit"
 	"ligretto/stream/livekit/lktest"
 	"ligretto/stream/livekit/lkviewer"
@@ -104,16 +103,16 @@ func BenchmarkLiveKitViewers(b *testing.B) {
 		fl := startFleet(b, cfg)
 
 		measure := func(n int) (referee, server float64, minFrames int) {
-			if a := fl.ask(b, "viewers "+strconv.Itoa(n)); len(a) != 2 || a[0] != "ready" {
+			if a := fl.Ask(b, "viewers "+strconv.Itoa(n)); len(a) != 2 || a[0] != "ready" {
 				b.Fatalf("fleet: %q", a)
 			}
 			time.Sleep(3 * time.Second) // the keyframes the new viewers asked for
-			fl.ask(b, "frames")
+			fl.Ask(b, "frames")
 			r0, s0, t0 := selfCPU(), procCPU(b, lk.PID()), time.Now()
 			time.Sleep(window)
 			r1, s1 := selfCPU(), procCPU(b, lk.PID())
 			el := time.Since(t0).Seconds()
-			a := fl.ask(b, "frames")
+			a := fl.Ask(b, "frames")
 			minFrames, _ = strconv.Atoi(a[1])
 			referee, server = (r1-r0).Seconds()/el, (s1-s0).Seconds()/el
 			b.Logf("%3d viewer(s): referee %.3f CPU s/s, livekit-server %.3f CPU s/s; every viewer got >= %d frames in %.0f s",
@@ -125,7 +124,7 @@ func BenchmarkLiveKitViewers(b *testing.B) {
 		}
 		r1, s1, _ := measure(1)
 		rN, sN, _ := measure(many)
-		fl.close()
+		fl.Close()
 		cancel()
 		wg.Wait()
 		b.ReportMetric(r1, "referee-cpu-s/s-1-viewer")
@@ -165,52 +164,10 @@ func procCPU(tb testing.TB, pid int) time.Duration {
 	return time.Duration(u+k) * 10 * time.Millisecond
 }
 
-// fleet is the child process of viewers.
-type fleet struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Scanner
-}
-
-func startFleet(tb testing.TB, c livekit.Config) *fleet {
-	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "LIVEKIT_FLEET_URL="+c.URL, "LIVEKIT_FLEET_ROOM="+c.Room,
-		"LIVEKIT_API_KEY="+c.APIKey, "LIVEKIT_API_SECRET="+c.APISecret)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = cmd.Process.Kill() })
-	return &fleet{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
-}
-
-// ask sends one command and returns the fields of the child's answer.
-func (f *fleet) ask(tb testing.TB, cmd string) []string {
-	tb.Helper()
-	if _, err := fmt.Fprintln(f.stdin, cmd); err != nil {
-		tb.Fatalf("fleet %q: %v", cmd, err)
-	}
-	for f.out.Scan() {
-		if rest, ok := strings.CutPrefix(f.out.Text(), "fleet: "); ok {
-			return strings.Fields(rest)
-		}
-	}
-	tb.Fatalf("fleet %q: the child ended (%v)", cmd, f.out.Err())
-	return nil
-}
-
-func (f *fleet) close() {
-	f.stdin.Close()
-	_ = f.cmd.Wait()
+// startFleet starts the child process of viewers.
+func startFleet(tb testing.TB, c livekit.Config) *childproc.Child {
+	return childproc.Start(tb, []string{"-test.run=^$"}, []string{"LIVEKIT_FLEET_URL=" + c.URL, "LIVEKIT_FLEET_ROOM=" + c.Room,
+		"LIVEKIT_API_KEY=" + c.APIKey, "LIVEKIT_API_SECRET=" + c.APISecret})
 }
 
 // runFleet is the child: it reads commands from stdin and answers each
