@@ -1,0 +1,420 @@
+package tiles
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// PieceKind says what lies on a field.
+type PieceKind string
+
+// What a field can hold besides the board's colour.
+const (
+	PieceCard  PieceKind = "card"
+	PieceJoker PieceKind = "joker"
+)
+
+// Piece is what lies on one field: half of a card, or a joker.
+type Piece struct {
+	Kind   PieceKind `json:"kind"`
+	Owner  string    `json:"owner"`
+	Card   int       `json:"card,omitempty"`   // the card's ID, if known
+	Colour Colour    `json:"colour,omitempty"` // the card half's colour; none on a joker
+	Seq    int       `json:"seq"`              // 1 for the round's first piece, and so on
+}
+
+// Lay is a card put on the board: the colours of its halves as they lie
+// on Fields. Stone (1..4) is the stone it is laid at; 0 lets the table
+// choose the stone next to it.
+type Lay struct {
+	Player  string    `json:"player"`
+	Card    int       `json:"card,omitempty"`
+	Fields  [2]Field  `json:"fields"`
+	Colours [2]Colour `json:"colours"`
+	Stone   int       `json:"stone,omitempty"`
+}
+
+// Judgement is the table's view of a lay: the stone it belongs to (1..4,
+// 0 for none), whether it relocates a blocked stone (T3b), where that
+// stone must go, and the first rule it breaks, if any.
+type Judgement struct {
+	Stone     int        `json:"stone,omitempty"`
+	Relocates bool       `json:"relocates,omitempty"`
+	StoneTo   Field      `json:"stone_to"` // the farther field (T3a); for a relocation, either field will do
+	Violation *Violation `json:"violation,omitempty"`
+}
+
+// StoneView is a Ligretto stone as seen from above, with the duties on it.
+type StoneView struct {
+	At Field `json:"at"`
+	// Owed names the player who blocked the stone (T3b, T3c) and must
+	// relocate it with their next card.
+	Owed string `json:"owed,omitempty"`
+	// Reserved names the player whose joker the stone stands on (T4a).
+	Reserved string `json:"reserved,omitempty"`
+}
+
+// pending is a lay or joker whose stone has not moved yet.
+type pending struct {
+	player    string
+	fields    []Field
+	to        Field
+	relocates bool
+	joker     bool
+}
+
+// Table is the board with what lies on it and the four stones: the state
+// both models share, and the one place where T2-T4 are decided. It is not
+// safe for concurrent use.
+type Table struct {
+	board   *Board
+	strict  bool // T2e: a swapped card is a fault
+	pieces  []Piece
+	stones  [Stones]StoneView
+	pending [Stones]*pending
+	joker   map[string]int // the stone (1..4) a player must lay at next, after their joker (T4b)
+	laid    map[string]int
+	jokers  map[string]int
+	faults  map[string][]Violation
+	seq     int
+}
+
+// NewTable puts the stones on their starting places. strict makes a
+// card laid with its colours swapped a fault (T2e, hint 4).
+func NewTable(b *Board, starts [Stones]Field, strict bool) (*Table, error) {
+	t := &Table{board: b, strict: strict, pieces: make([]Piece, b.w*b.h),
+		joker: map[string]int{}, laid: map[string]int{}, jokers: map[string]int{}, faults: map[string][]Violation{}}
+	for i, f := range starts {
+		if !b.On(f) {
+			return nil, fmt.Errorf("%w: stone %d starts off the board at %v", ErrInvalid, i+1, f)
+		}
+		for _, g := range starts[:i] {
+			if g == f {
+				return nil, fmt.Errorf("%w: two stones start on %v", ErrInvalid, f)
+			}
+		}
+		t.stones[i].At = f
+	}
+	return t, nil
+}
+
+// Board returns the board under the table.
+func (t *Table) Board() *Board { return t.board }
+
+// Stones returns the four stones.
+func (t *Table) Stones() [Stones]StoneView { return t.stones }
+
+// Piece returns what lies on f, if anything.
+func (t *Table) Piece(f Field) (Piece, bool) {
+	if !t.board.On(f) {
+		return Piece{}, false
+	}
+	p := t.pieces[t.board.index(f)]
+	return p, p.Kind != ""
+}
+
+// Laid returns the cards each player has laid this round.
+func (t *Table) Laid() map[string]int { return maps.Clone(t.laid) }
+
+// Faults returns the wrong plays each player made this round (T5b).
+func (t *Table) Faults() map[string][]Violation {
+	out := make(map[string][]Violation, len(t.faults))
+	for k, v := range t.faults {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// JokersLaid returns how many jokers player has laid.
+func (t *Table) JokersLaid(player string) int { return t.jokers[player] }
+
+// stoneOn returns the stone (1..4) on f, or 0.
+func (t *Table) stoneOn(f Field) int {
+	for i, s := range t.stones {
+		if s.At == f {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// free reports whether f is on the board with nothing on it and no stone.
+func (t *Table) free(f Field) bool {
+	return t.board.On(f) && t.pieces[t.board.index(f)].Kind == "" && t.stoneOn(f) == 0
+}
+
+// wellFormed checks what no camera can see wrongly on a real card.
+func (t *Table) wellFormed(l Lay) error {
+	switch {
+	case l.Player == "":
+		return fmt.Errorf("%w: a card without a player (its frame names one)", ErrInvalid)
+	case !l.Fields[0].Adjacent(l.Fields[1]):
+		return fmt.Errorf("%w: a card covers two edge-adjacent fields, not %v and %v", ErrInvalid, l.Fields[0], l.Fields[1])
+	case !t.board.On(l.Fields[0]) || !t.board.On(l.Fields[1]):
+		return fmt.Errorf("%w: a card at %v-%v lies off the board", ErrInvalid, l.Fields[0], l.Fields[1])
+	case !l.Colours[0].Valid() || !l.Colours[1].Valid() || l.Colours[0] == l.Colours[1]:
+		return fmt.Errorf("%w: a card shows two different colours, not %v and %v", ErrInvalid, l.Colours[0], l.Colours[1])
+	case l.Stone < 0 || l.Stone > Stones:
+		return fmt.Errorf("%w: stone %d (want 1..4)", ErrInvalid, l.Stone)
+	}
+	return nil
+}
+
+// stoneFor finds the stone a card at fs is laid at: one whose field shares
+// an edge with a card field (T2b). hint (1..4) wins if it qualifies; then
+// the player's own joker stone, then a stone nobody reserved, then any.
+func (t *Table) stoneFor(player string, fs [2]Field, hint int) int {
+	var best, rank int
+	for i, s := range t.stones {
+		if !s.At.Adjacent(fs[0]) && !s.At.Adjacent(fs[1]) {
+			continue
+		}
+		r := 1
+		switch {
+		case i+1 == hint:
+			r = 4
+		case s.Reserved == player:
+			r = 3
+		case s.Reserved == "":
+			r = 2
+		}
+		if r > rank {
+			best, rank = i+1, r
+		}
+	}
+	return best
+}
+
+// owedBy returns the first blocked stone player must relocate, or 0.
+func (t *Table) owedBy(player string, hint int) int {
+	if hint > 0 && t.stones[hint-1].Owed == player {
+		return hint
+	}
+	for i, s := range t.stones {
+		if s.Owed == player {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// cornerStone returns a stone that a card field meets at a corner alone.
+func (t *Table) cornerStone(fs [2]Field) int {
+	for i, s := range t.stones {
+		if s.At.Diagonal(fs[0]) || s.At.Diagonal(fs[1]) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// farther returns the card field farther from from, and the other one.
+func farther(fs [2]Field, from Field) (far, near Field) {
+	if fs[0].dist2(from) > fs[1].dist2(from) {
+		return fs[0], fs[1]
+	}
+	return fs[1], fs[0]
+}
+
+// CheckLay judges a card laid at l without changing anything. A malformed
+// lay is an error (ErrInvalid); a wrong one is a judgement with its first
+// violation, in the order T2c, T2b/T2d, T2a, T2e, T4a, T4b.
+func (t *Table) CheckLay(l Lay) (Judgement, error) {
+	if err := t.wellFormed(l); err != nil {
+		return Judgement{}, err
+	}
+	var j Judgement
+	if h := l.Stone; h > 0 && t.stones[h-1].Owed == l.Player && !t.stones[h-1].At.Adjacent(l.Fields[0]) && !t.stones[h-1].At.Adjacent(l.Fields[1]) {
+		j.Stone, j.Relocates = h, true // named as the blocked stone it relocates
+	} else if s := t.stoneFor(l.Player, l.Fields, l.Stone); s > 0 {
+		j.Stone = s
+	} else if s := t.owedBy(l.Player, l.Stone); s > 0 {
+		j.Stone, j.Relocates = s, true
+	} else if s := t.cornerStone(l.Fields); s > 0 {
+		j.Stone = s
+		j.Violation = violation(T2d, "%s's card at %v-%v meets stone %d's field %v at a corner alone", l.Player, l.Fields[0], l.Fields[1], s, t.stones[s-1].At)
+	} else {
+		j.Violation = violation(T2b, "%s's card at %v-%v lies next to no Ligretto stone", l.Player, l.Fields[0], l.Fields[1])
+	}
+	if j.Stone > 0 {
+		j.StoneTo, _ = farther(l.Fields, t.stones[j.Stone-1].At)
+	}
+	for _, f := range l.Fields {
+		if !t.free(f) {
+			what := "a card"
+			if p, _ := t.Piece(f); p.Kind == PieceJoker {
+				what = "a joker"
+			} else if p.Kind == "" {
+				what = "a stone"
+			}
+			j.Violation = violation(T2c, "%s's card at %v-%v covers %s on %v", l.Player, l.Fields[0], l.Fields[1], what, f)
+			return j, nil
+		}
+	}
+	if j.Violation != nil {
+		return j, nil
+	}
+	j.Violation = t.checkColours(l)
+	if j.Violation == nil {
+		j.Violation = t.checkJoker(l.Player, j.Stone, j.Relocates, "card")
+	}
+	return j, nil
+}
+
+// checkColours applies T2a (and T2e when strict).
+func (t *Table) checkColours(l Lay) *Violation {
+	a, b := t.board.Colour(l.Fields[0]), t.board.Colour(l.Fields[1])
+	c := l.Colours
+	switch {
+	case c[0] == a && c[1] == b:
+		return nil
+	case c[0] == b && c[1] == a:
+		if t.strict {
+			return violation(T2e, "%s's %s-%s card lies swapped on %s-%s fields", l.Player, c[0], c[1], a, b)
+		}
+		return nil
+	}
+	return violation(T2a, "%s's %s-%s card lies on %s-%s fields", l.Player, c[0], c[1], a, b)
+}
+
+// checkJoker applies T4a and T4b to a card or joker laid at stone by player.
+func (t *Table) checkJoker(player string, stone int, relocates bool, what string) *Violation {
+	if stone > 0 && !relocates {
+		if r := t.stones[stone-1].Reserved; r != "" && r != player {
+			return violation(T4a, "%s laid a %s at stone %d, on %s's joker: only %s may", player, what, stone, r, r)
+		}
+	}
+	if own := t.joker[player]; own > 0 && (own != stone || relocates) {
+		return violation(T4b, "%s laid a %s elsewhere before laying a card on their joker at stone %d", player, what, own)
+	}
+	return nil
+}
+
+// ApplyLay puts the card on the board as judged (a wrong card too: it
+// lies there until the check after the stop, T5b) and leaves its stone
+// waiting to be moved.
+func (t *Table) ApplyLay(l Lay, j Judgement) {
+	t.seq++
+	for i, f := range l.Fields {
+		t.pieces[t.board.index(f)] = Piece{Kind: PieceCard, Owner: l.Player, Card: l.Card, Colour: l.Colours[i], Seq: t.seq}
+	}
+	t.laid[l.Player]++
+	if j.Violation != nil {
+		t.faults[l.Player] = append(t.faults[l.Player], *j.Violation)
+	}
+	if j.Stone > 0 {
+		if own := t.joker[l.Player]; own == j.Stone && !j.Relocates {
+			delete(t.joker, l.Player)
+		}
+		t.pending[j.Stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates}
+	}
+	t.block(l.Player)
+}
+
+// CheckJoker judges a joker laid on f at stone (1..4) by player (T4c, T4a, T4b).
+func (t *Table) CheckJoker(player string, f Field, stone int) (*Violation, error) {
+	switch {
+	case player == "":
+		return nil, fmt.Errorf("%w: a joker without a player", ErrInvalid)
+	case !t.board.On(f):
+		return nil, fmt.Errorf("%w: a joker at %v lies off the board", ErrInvalid, f)
+	case stone < 1 || stone > Stones:
+		return nil, fmt.Errorf("%w: a joker at stone %d (want 1..4)", ErrInvalid, stone)
+	case t.jokers[player] >= JokersPerPlayer:
+		return violation(T1, "%s has only %d jokers", player, JokersPerPlayer), nil
+	case !t.free(f):
+		return violation(T4c, "%s's joker on %v covers a card, joker or stone", player, f), nil
+	case !t.stones[stone-1].At.Adjacent(f):
+		return violation(T4c, "%s's joker on %v is not next to stone %d at %v", player, f, stone, t.stones[stone-1].At), nil
+	}
+	return t.checkJoker(player, stone, false, "joker"), nil
+}
+
+// ApplyJoker lays the joker and reserves its stone for player (T4a).
+func (t *Table) ApplyJoker(player string, f Field, stone int, v *Violation) {
+	t.seq++
+	t.pieces[t.board.index(f)] = Piece{Kind: PieceJoker, Owner: player, Seq: t.seq}
+	t.jokers[player]++
+	if v != nil {
+		t.faults[player] = append(t.faults[player], *v)
+		t.block(player)
+		return
+	}
+	t.pending[stone-1] = &pending{player: player, fields: []Field{f}, to: f, joker: true}
+	t.joker[player] = stone
+	t.block(player)
+}
+
+// CheckStone judges stone (1..4) moved onto to: onto the farther field of
+// the card just laid at it (T3a), either field of a relocating card
+// (T3b), or the joker just laid (T4c). It returns the player who moved it.
+func (t *Table) CheckStone(stone int, to Field) (string, *Violation, error) {
+	if stone < 1 || stone > Stones {
+		return "", nil, fmt.Errorf("%w: stone %d (want 1..4)", ErrInvalid, stone)
+	}
+	if !t.board.On(to) {
+		return "", nil, fmt.Errorf("%w: stone %d moved off the board to %v", ErrInvalid, stone, to)
+	}
+	p := t.pending[stone-1]
+	switch {
+	case p == nil:
+		return "", violation(T3a, "stone %d moved to %v with no card laid at it", stone, to), nil
+	case p.joker && to != p.to:
+		return p.player, violation(T4c, "stone %d goes onto %s's joker at %v, not to %v", stone, p.player, p.to, to), nil
+	case p.relocates && !slices.Contains(p.fields, to):
+		return p.player, violation(T3b, "blocked stone %d goes onto %s's new card, not to %v", stone, p.player, to), nil
+	case !p.relocates && !p.joker && to != p.to:
+		return p.player, violation(T3a, "stone %d goes onto the farther colour at %v, not to %v", stone, p.to, to), nil
+	}
+	return p.player, nil, nil
+}
+
+// ApplyStone moves the stone and settles the duties on it.
+func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
+	s := &t.stones[stone-1]
+	p := t.pending[stone-1]
+	t.pending[stone-1] = nil
+	if v != nil && player != "" {
+		t.faults[player] = append(t.faults[player], *v)
+	}
+	s.Owed = "" // block judges the new place afresh
+	s.At = to
+	s.Reserved = ""
+	if p != nil && p.joker {
+		s.Reserved = p.player
+	}
+	t.block(player)
+}
+
+// block gives every newly blocked stone to player, who blocked it (T3b:
+// their own dead end; T3c: someone else's stone). Stones still waiting to
+// move are judged once they have moved.
+func (t *Table) block(player string) {
+	if player == "" {
+		return
+	}
+	for i := range t.stones {
+		if t.pending[i] == nil && t.stones[i].Owed == "" && t.Blocked(i+1) {
+			t.stones[i].Owed = player
+		}
+	}
+}
+
+// Blocked reports whether no card can be laid at stone (1..4): no free
+// field next to it with a free neighbour of another colour (every card
+// shows two colours).
+func (t *Table) Blocked(stone int) bool {
+	at := t.stones[stone-1].At
+	for _, a := range at.Neighbours() {
+		if !t.free(a) {
+			continue
+		}
+		for _, b := range a.Neighbours() {
+			if t.free(b) && t.board.Colour(a) != t.board.Colour(b) {
+				return false
+			}
+		}
+	}
+	return true
+}
