@@ -247,6 +247,9 @@ func (g *game) decideRound(o Observation) (Verdict, func(), error) {
 // playing checks that a play can be judged now: an error outside a
 // round, a late verdict after the stop (T5a).
 func (g *game) playing(o Observation) (*Verdict, error) {
+	if g.phase != PhasePlaying && g.phase != PhaseCounting {
+		return nil, fmt.Errorf("%w: %s outside a round (now %s)", ErrPhase, o.Kind, g.phase)
+	}
 	if o.Player != "" && !g.hasPlayer(o.Player) {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownPlayer, o.Player)
 	}
