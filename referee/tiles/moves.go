@@ -8,6 +8,9 @@ type Bridge struct {
 	Lay   Lay   `json:"lay"`
 }
 
+// Usable reports whether player may lay a card at stone (1..4) now.
+func (t *Table) Usable(player string, stone int) bool { return t.usable(player, stone) }
+
 // usable reports whether player may lay a card at stone now (T4a, T4b);
 // stones still waiting to move are not where they will be.
 func (t *Table) usable(player string, stone int) bool {

@@ -31,6 +31,7 @@ type Round struct {
 	t        *Table
 	names    []string
 	seats    map[string]*Seat
+	onBoard  map[string][]Card // the cards each player laid, for Audit
 	stopper  string
 	deadlock bool
 	ended    bool
@@ -59,7 +60,7 @@ func NewRound(l Layout, starts [Stones]Field, seats []Seat, strict bool) (*Round
 	if err != nil {
 		return nil, err
 	}
-	r := &Round{t: t, seats: map[string]*Seat{}}
+	r := &Round{t: t, seats: map[string]*Seat{}, onBoard: map[string][]Card{}}
 	for _, s := range seats {
 		if len(s.Hand)+len(s.Aside) != CardsPerPlayer || len(s.Discard) != 0 || s.Up != nil {
 			return nil, violation(T1, "%s is dealt %d cards and %d aside: a player has %d", s.Player, len(s.Hand), len(s.Aside), CardsPerPlayer)
@@ -97,6 +98,14 @@ func (r *Round) Left(name string) int {
 		return s.left()
 	}
 	return 0
+}
+
+// Up returns the card the player holds turned up, if any.
+func (r *Round) Up(name string) (Card, bool) {
+	if s, ok := r.seats[name]; ok && s.Up != nil {
+		return *s.Up, true
+	}
+	return Card{}, false
 }
 
 // Ended reports whether the round is over.
@@ -185,30 +194,39 @@ func (r *Round) lay(name string, fields [2]Field, stone int, anyway bool) (Judge
 		return j, j.Violation
 	}
 	r.t.ApplyLay(l, j)
+	r.onBoard[name] = append(r.onBoard[name], *s.Up)
 	s.Up = nil
 	return j, nil
 }
 
 // MoveStone moves stone (1..4) onto to, if the rules allow it (T3, T4c).
-func (r *Round) MoveStone(stone int, to Field) error { return r.move(stone, to, false) }
+func (r *Round) MoveStone(stone int, to Field) error {
+	v, err := r.move(stone, to, false)
+	if err == nil && v != nil {
+		return v
+	}
+	return err
+}
 
-// MoveStoneAnyway moves the stone even if it breaks a rule; the mover's
-// fault counts (T5b).
-func (r *Round) MoveStoneAnyway(stone int, to Field) error { return r.move(stone, to, true) }
+// MoveStoneAnyway moves the stone even if it breaks a rule, which it
+// returns; the mover's fault counts (T5b).
+func (r *Round) MoveStoneAnyway(stone int, to Field) (*Violation, error) {
+	return r.move(stone, to, true)
+}
 
-func (r *Round) move(stone int, to Field, anyway bool) error {
+func (r *Round) move(stone int, to Field, anyway bool) (*Violation, error) {
 	if r.ended {
-		return fmt.Errorf("%w: the round is over (T5a)", ErrPhase)
+		return nil, fmt.Errorf("%w: the round is over (T5a)", ErrPhase)
 	}
 	who, v, err := r.t.CheckStone(stone, to)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if v != nil && !anyway {
-		return v
+		return v, nil
 	}
 	r.t.ApplyStone(stone, to, who, v)
-	return nil
+	return v, nil
 }
 
 // Joker lays one of the player's jokers on f next to stone (T4c).

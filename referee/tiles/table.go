@@ -139,6 +139,13 @@ func (t *Table) stoneOn(f Field) int {
 	return 0
 }
 
+// Free reports whether f is on the board with nothing on it and no stone.
+func (t *Table) Free(f Field) bool { return t.free(f) }
+
+// Owes returns the first blocked stone (1..4) player must relocate (T3b,
+// T3c), or 0.
+func (t *Table) Owes(player string) int { return t.owedBy(player, 0) }
+
 // free reports whether f is on the board with nothing on it and no stone.
 func (t *Table) free(f Field) bool {
 	return t.board.On(f) && t.pieces[t.board.index(f)].Kind == "" && t.stoneOn(f) == 0
