@@ -158,3 +158,36 @@ func TestTiles_T4b_TheCardOnTheJokerComesAtOnce(t *testing.T) {
 		t.Fatalf("a third joker: %v, want T1", v)
 	}
 }
+
+// TestTiles_T3b_RelocationLearntFromTheStone: a camera may not know which
+// stone a card is for. A's card beside stone 2, then A's blocked stone 1
+// moving onto it, is A relocating stone 1; stone 2 waits for nothing.
+func TestTiles_T3b_RelocationLearntFromTheStone(t *testing.T) {
+	tb := newTestTable(t, false)
+	occupy(tb, Field{4, 1}, Field{5, 2}, Field{4, 3})
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2})) // stone 1 into a dead end
+	if tb.Stones()[0].Owed != "A" {
+		t.Fatal("stone 1 is not A's to relocate")
+	}
+	l := fitting(tb, "A", Field{9, 3}, Field{9, 4}) // beside stone 2 at (9,2), no stone named
+	j := judge(t, tb, l)
+	if j.Violation != nil || j.Stone != 2 || j.Relocates {
+		t.Fatalf("judged %+v, want a lay at stone 2", j)
+	}
+	tb.ApplyLay(l, j)
+	who, v, err := tb.CheckStone(1, Field{9, 4})
+	if err != nil || v != nil || who != "A" {
+		t.Fatalf("stone 1 onto A's card: %v %v %q", err, v, who)
+	}
+	tb.ApplyStone(1, Field{9, 4}, who, nil)
+	st := tb.Stones()
+	if st[0].At != (Field{9, 4}) || st[0].Owed != "" || st[1].At != (Field{9, 2}) {
+		t.Fatalf("stones %+v", st)
+	}
+	if _, v, _ := tb.CheckStone(2, Field{9, 4}); v == nil || v.Rule != T3a {
+		t.Fatalf("stone 2 still waits for a card: %v", v)
+	}
+	if err := tb.CheckBoard(); err != nil {
+		t.Fatal(err)
+	}
+}

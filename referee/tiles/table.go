@@ -364,6 +364,11 @@ func (t *Table) CheckStone(stone int, to Field) (string, *Violation, error) {
 		return "", nil, fmt.Errorf("%w: stone %d moved off the board to %v", ErrInvalid, stone, to)
 	}
 	p := t.pending[stone-1]
+	if p == nil {
+		if k := t.relocatedBy(stone, to); k > 0 {
+			return t.pending[k-1].player, nil, nil
+		}
+	}
 	switch {
 	case p == nil:
 		return "", violation(T3a, "stone %d moved to %v with no card laid at it", stone, to), nil
@@ -381,6 +386,11 @@ func (t *Table) CheckStone(stone int, to Field) (string, *Violation, error) {
 func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 	s := &t.stones[stone-1]
 	p := t.pending[stone-1]
+	if k := t.relocatedBy(stone, to); p == nil && k > 0 {
+		// The card was taken for one laid at stone k; it relocated this one.
+		p, t.pending[k-1] = t.pending[k-1], nil
+		p.relocates = true
+	}
 	t.pending[stone-1] = nil
 	if v != nil && player != "" {
 		t.faults[player] = append(t.faults[player], *v)
@@ -392,6 +402,23 @@ func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 		s.Reserved = p.player
 	}
 	t.block(player)
+}
+
+// relocatedBy finds the stone k whose pending card was in truth laid to
+// relocate blocked stone: a card laid without naming its stone, beside
+// stone k, by the player who owes this one, which now moves onto it. A
+// camera that cannot tell which stone a card is for learns it here.
+func (t *Table) relocatedBy(stone int, to Field) int {
+	owed := t.stones[stone-1].Owed
+	if owed == "" {
+		return 0
+	}
+	for k, p := range t.pending {
+		if p != nil && p.player == owed && !p.joker && !p.relocates && slices.Contains(p.fields, to) {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // block gives every newly blocked stone to player, who blocked it (T3b:
