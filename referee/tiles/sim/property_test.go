@@ -141,13 +141,18 @@ func TestTilesSim_Properties(t *testing.T) {
 	}
 }
 
-// TestTilesSim_InjectedWrongPlaysAreCalled: with bots that lay wrongly on
-// purpose, the observed model calls every injected wrong play with the
-// rule the simulator marked, and nothing else; the points still agree.
+// TestTilesSim_InjectedWrongPlaysAreCalled: over 10,000 rounds with bots
+// that lay wrongly on purpose, the observed model calls every injected
+// wrong play with the rule the simulator marked, and nothing else; every
+// card stays accounted for, and the points still agree.
 func TestTilesSim_InjectedWrongPlaysAreCalled(t *testing.T) {
+	target := 10000
+	if testing.Short() {
+		target = 1000
+	}
 	perRule := map[tiles.Rule]int{}
 	rounds := 0
-	for seed := uint64(1); seed <= 200; seed++ {
+	for seed := uint64(1); rounds < target; seed++ {
 		cfg := sim.Config{Players: 2 + int(seed%3), Seed: seed, Rounds: 3, ErrorRate: 0.03, Board: sim.BoardRandom}
 		c := newChecker(cfg)
 		res, err := sim.Run(cfg, c.event)
