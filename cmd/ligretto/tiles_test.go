@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ligretto/referee/tiles"
+	tilesim "ligretto/referee/tiles/sim"
+)
+
+// TestTiles_SimulateWritesTimelineResultAndLog: for 2, 3 and 4 players the
+// command writes a result.json in the documented shape whose totals add
+// up its rounds' points, a timeline the full model replays, and a referee
+// log that replays to the same totals.
+func TestTiles_SimulateWritesTimelineResultAndLog(t *testing.T) {
+	for n := 2; n <= 4; n++ {
+		dir := t.TempDir()
+		code, stdout, stderr := runCLI("tiles", "simulate", "--players", fmt.Sprint(n), "--seed", fmt.Sprint(40+n), "--rounds", "3", "--errors", "0.02", "--board", "random", "--out", dir)
+		if code != 0 {
+			t.Fatalf("%d players: exit %d: %s", n, code, stderr)
+		}
+		if !strings.Contains(stdout, "3 round(s)") {
+			t.Fatalf("summary: %s", stdout)
+		}
+		var res struct {
+			Players []string `json:"players"`
+			Rounds  []struct {
+				StoppedBy *string  `json:"stopped_by"`
+				Deadlock  bool     `json:"deadlock"`
+				Winners   []string `json:"winners"`
+				Players   map[string]struct {
+					Laid      *int `json:"laid"`
+					CardsLeft *int `json:"cards_left"`
+					Points    *int `json:"points"`
+				} `json:"players"`
+			} `json:"rounds"`
+			Totals   map[string]int `json:"totals"`
+			Winner   *string        `json:"winner"`
+			Seed     uint64         `json:"seed"`
+			Injected []struct {
+				Rule string `json:"rule"`
+			} `json:"injected"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Players) != n || len(res.Rounds) != 3 || res.Seed != uint64(40+n) {
+			t.Fatalf("%d players: result %s", n, b)
+		}
+		sum := map[string]int{}
+		for i, r := range res.Rounds {
+			if (r.StoppedBy == nil) != r.Deadlock || len(r.Players) != n {
+				t.Fatalf("round %d: stopped by %v, deadlock %v, %d players", i+1, r.StoppedBy, r.Deadlock, len(r.Players))
+			}
+			for name, p := range r.Players {
+				if p.Laid == nil || p.CardsLeft == nil || p.Points == nil {
+					t.Fatalf("round %d %s: fields missing in %s", i+1, name, b)
+				}
+				sum[name] += *p.Points
+			}
+		}
+		for name, total := range res.Totals {
+			if sum[name] != total {
+				t.Fatalf("%s: total %d, rounds add up to %d", name, total, sum[name])
+			}
+		}
+		replayTimeline(t, filepath.Join(dir, "timeline.jsonl"))
+		lf, err := os.Open(filepath.Join(dir, "referee.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, warns, err := tiles.Replay(lf)
+		lf.Close()
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("referee log: %v %v", err, warns)
+		}
+		if m := ref.Match(); m == nil || fmt.Sprint(m.Totals) != fmt.Sprint(res.Totals) {
+			t.Fatalf("the replayed log's totals %v, result.json's %v", m, res.Totals)
+		}
+	}
+}
+
+func replayTimeline(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rp tilesim.Replayer
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	lines := 0
+	for sc.Scan() {
+		lines++
+		var e tilesim.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("timeline line %d: %v", lines, err)
+		}
+		if err := rp.Apply(e); err != nil {
+			t.Fatalf("timeline line %d: %v", lines, err)
+		}
+	}
+	if err := sc.Err(); err != nil || lines < 50 {
+		t.Fatalf("timeline: %d lines, %v", lines, err)
+	}
+}
+
+func TestTiles_SimulateBadArgumentsExit2(t *testing.T) {
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--players", "3"}, "--out DIR is required"},
+		{[]string{"--players", "5", "--out", t.TempDir()}, "2 to 4"},
+		{[]string{"--players", "1", "--out", t.TempDir()}, "2 to 4"},
+		{[]string{"--errors", "1.5", "--out", t.TempDir()}, "within 0..1"},
+		{[]string{"--rounds", "0", "--out", t.TempDir()}, "want at least 1"},
+		{[]string{"--board", "hex", "--out", t.TempDir()}, "default or random"},
+		{[]string{"--render", "x.mkv", "--out", t.TempDir()}, "flag provided but not defined"},
+		{[]string{"--out", t.TempDir(), "extra"}, `unexpected argument "extra"`},
+		{[]string{"--seed", "minus-one", "--out", t.TempDir()}, "invalid value"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(append([]string{"tiles", "simulate"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+	if code, _, stderr := runCLI("tiles", "fly"); code != 2 || !strings.Contains(stderr, `unknown command "fly"`) {
+		t.Errorf("tiles fly: exit %d, %q", code, stderr)
+	}
+}
+
+func TestTiles_UsageWithoutSubcommand(t *testing.T) {
+	code, stdout, _ := runCLI("tiles")
+	if code != 0 || !strings.Contains(stdout, "simulate") || !strings.Contains(stdout, "Not yet") {
+		t.Fatalf("ligretto tiles: exit %d, %q", code, stdout)
+	}
+	if code, _, stderr := runCLI("tiles", "simulate", "-h"); code != 0 || !strings.Contains(stderr, "--players") || !strings.Contains(stderr, "--render is not yet") {
+		t.Fatalf("tiles simulate -h: exit %d, %q", code, stderr)
+	}
+	if code, stdout, _ := runCLI("help"); code != 0 || !strings.Contains(stdout, "tiles") {
+		t.Fatalf("help does not list tiles: %q", stdout)
+	}
+}

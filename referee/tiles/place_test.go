@@ -1,0 +1,123 @@
+package tiles
+
+import (
+	"errors"
+	"testing"
+)
+
+// dominoes lists every pair of edge-adjacent fields of the board once.
+func dominoes(b *Board) [][2]Field {
+	var out [][2]Field
+	w, h := b.Size()
+	for y := range h {
+		for x := range w {
+			for _, g := range []Field{{x + 1, y}, {x, y + 1}} {
+				if b.On(g) {
+					out = append(out, [2]Field{{x, y}, g})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// legalAt counts the places where a fitting card may go at stone.
+func legalAt(t *testing.T, tb *Table, stone int) int {
+	n := 0
+	for _, d := range dominoes(tb.board) {
+		l := fitting(tb, "A", d[0], d[1])
+		if l.Colours[0] == l.Colours[1] {
+			continue
+		}
+		if j := judge(t, tb, l); j.Violation == nil && j.Stone == stone {
+			n++
+		}
+	}
+	return n
+}
+
+// TestTiles_T2b_NineWaysBesideAStoneOnACard pins the reading of "neben dem
+// Ligretto-Stein": a card shares an edge with the stone's own field. The
+// rulebook's example counts 9 ways, which is 3 free neighbours of the
+// stone's field times 3 ways on from each.
+func TestTiles_T2b_NineWaysBesideAStoneOnACard(t *testing.T) {
+	tb := newTestTable(t, false)
+	if n := legalAt(t, tb, 1); n != 12 {
+		t.Errorf("a stone on a bare field: %d places, want 4x3", n)
+	}
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2}))
+	if n := legalAt(t, tb, 1); n != 9 {
+		t.Errorf("a stone on a card in the open: %d places, want 9", n)
+	}
+}
+
+func TestTiles_T2b_CardAwayFromEveryStone(t *testing.T) {
+	tb := newTestTable(t, false)
+	j := judge(t, tb, fitting(tb, "A", Field{5, 5}, Field{6, 5}))
+	wantRule(t, j.Violation, T2b)
+	if j.Stone != 0 {
+		t.Errorf("stone %d for a card next to none", j.Stone)
+	}
+	// Touching the stone's card but not the stone's field is not enough.
+	play(t, tb, fitting(tb, "A", Field{2, 3}, Field{2, 4})) // stone 1 now on (2,4), its card (2,3)-(2,4)
+	wantRule(t, judge(t, tb, fitting(tb, "A", Field{2, 2}, Field{2, 1})).Violation, T2b)
+}
+
+func TestTiles_T2a_ColoursMustBeTheFields(t *testing.T) {
+	tb := newTestTable(t, false)
+	a, b := Field{3, 2}, Field{4, 2}
+	l := fitting(tb, "A", a, b)
+	if j := judge(t, tb, l); j.Violation != nil || j.Stone != 1 {
+		t.Fatalf("a fitting card: %+v", j)
+	}
+	l.Colours[1] = other(l.Colours[0], l.Colours[1])
+	wantRule(t, judge(t, tb, l).Violation, T2a)
+	l.Colours = [2]Colour{l.Colours[0], l.Colours[0]}
+	if _, err := tb.CheckLay(l); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a one-colour card: %v, want ErrInvalid", err)
+	}
+}
+
+// TestTiles_T2e_SwappedCardIsAFaultOnlyWhenAgreed: hint 4 leaves a card
+// laid with its colours swapped to the table; the referee passes it unless
+// the match is strict.
+func TestTiles_T2e_SwappedCardIsAFaultOnlyWhenAgreed(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		tb := newTestTable(t, strict)
+		l := fitting(tb, "A", Field{3, 2}, Field{4, 2})
+		l.Colours[0], l.Colours[1] = l.Colours[1], l.Colours[0]
+		v := judge(t, tb, l).Violation
+		if strict {
+			wantRule(t, v, T2e)
+		} else if v != nil {
+			t.Errorf("lenient: %v", v)
+		}
+	}
+}
+
+func TestTiles_T2c_NoCardOverACardJokerOrStone(t *testing.T) {
+	tb := newTestTable(t, false)
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2})) // stone 1 on (4,2)
+	// Over the card just laid (its near half), reaching out from the stone.
+	wantRule(t, judge(t, tb, fitting(tb, "B", Field{3, 1}, Field{3, 2})).Violation, T2c)
+	// Over the stone's own field.
+	wantRule(t, judge(t, tb, fitting(tb, "B", Field{4, 2}, Field{5, 2})).Violation, T2c)
+	// Over a bare field with a stone on it (stone 2 at the start).
+	wantRule(t, judge(t, tb, fitting(tb, "B", Field{9, 2}, Field{9, 3})).Violation, T2c)
+	// Over a joker.
+	if v, err := tb.CheckJoker("B", Field{5, 2}, 1); v != nil || err != nil {
+		t.Fatal(v, err)
+	}
+	tb.ApplyJoker("B", Field{5, 2}, 1, nil)
+	wantRule(t, judge(t, tb, fitting(tb, "B", Field{5, 2}, Field{5, 3})).Violation, T2c)
+}
+
+func TestTiles_T2d_CornerAloneIsNotNextToTheStone(t *testing.T) {
+	tb := newTestTable(t, false)
+	// (3,3) meets stone 1's field (2,2) at a corner alone.
+	j := judge(t, tb, fitting(tb, "A", Field{3, 3}, Field{4, 3}))
+	wantRule(t, j.Violation, T2d)
+	if j.Stone != 1 || j.StoneTo != (Field{4, 3}) {
+		t.Errorf("judged at stone %d to %v, want stone 1 to (4,3)", j.Stone, j.StoneTo)
+	}
+}

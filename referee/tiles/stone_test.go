@@ -1,0 +1,193 @@
+package tiles
+
+import "testing"
+
+// occupy lays someone's cards on fields, as if played earlier.
+func occupy(tb *Table, fields ...Field) {
+	for _, f := range fields {
+		tb.pieces[tb.board.index(f)] = Piece{Kind: PieceCard, Owner: "X", Colour: tb.board.Colour(f)}
+	}
+}
+
+func TestTiles_T3a_StoneGoesToTheFartherColour(t *testing.T) {
+	tb := newTestTable(t, false)
+	// Straight out from (2,2): (3,2) then (4,2); the stone goes to (4,2).
+	if j := judge(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2})); j.StoneTo != (Field{4, 2}) {
+		t.Errorf("straight: stone to %v, want (4,2)", j.StoneTo)
+	}
+	// Bent: (2,3) then (3,3), which lies diagonal to the stone: farther.
+	l := fitting(tb, "A", Field{3, 3}, Field{2, 3}) // the far field listed first
+	j := judge(t, tb, l)
+	if j.StoneTo != (Field{3, 3}) {
+		t.Errorf("bent: stone to %v, want (3,3)", j.StoneTo)
+	}
+	tb.ApplyLay(l, j)
+	_, v, err := tb.CheckStone(1, Field{2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRule(t, v, T3a)
+	if who, v, _ := tb.CheckStone(1, Field{3, 3}); v != nil || who != "A" {
+		t.Fatalf("the right move: %v by %q", v, who)
+	}
+}
+
+func TestTiles_T3a_StoneMovedWithoutACard(t *testing.T) {
+	tb := newTestTable(t, false)
+	_, v, err := tb.CheckStone(2, Field{9, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRule(t, v, T3a)
+}
+
+// TestTiles_T3b_DeadEndIsRelocatedByItsPlayer: A lays stone 1 into a
+// pocket with no free field beside it. A owes the stone: A's next card
+// may go to any free place where it fits, and the stone onto either of
+// its fields; nobody else may lay a card away from the stones.
+func TestTiles_T3b_DeadEndIsRelocatedByItsPlayer(t *testing.T) {
+	tb := newTestTable(t, false)
+	occupy(tb, Field{4, 1}, Field{5, 2}, Field{4, 3})
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2}))
+	if s := tb.Stones()[0]; s.At != (Field{4, 2}) || s.Owed != "A" || !tb.Blocked(1) {
+		t.Fatalf("stone 1 after the dead end: %+v", s)
+	}
+	far := [2]Field{{6, 6}, {7, 6}}
+	wantRule(t, judge(t, tb, fitting(tb, "B", far[0], far[1])).Violation, T2b)
+	l := fitting(tb, "A", far[0], far[1])
+	j := judge(t, tb, l)
+	if j.Violation != nil || !j.Relocates || j.Stone != 1 {
+		t.Fatalf("A's free lay: %+v", j)
+	}
+	l.Colours[1] = other(l.Colours[0], l.Colours[1])
+	wantRule(t, judge(t, tb, l).Violation, T2a) // the colours must still fit
+	l = fitting(tb, "A", far[0], far[1])
+	tb.ApplyLay(l, j)
+	_, v, _ := tb.CheckStone(1, Field{5, 6})
+	wantRule(t, v, T3b)
+	who, v, _ := tb.CheckStone(1, far[0]) // the nearer field will do too
+	if v != nil || who != "A" {
+		t.Fatalf("relocating onto %v: %v", far[0], v)
+	}
+	tb.ApplyStone(1, far[0], who, nil)
+	if s := tb.Stones()[0]; s.Owed != "" || s.At != far[0] {
+		t.Fatalf("stone 1 after relocation: %+v", s)
+	}
+}
+
+// TestTiles_T3c_BlockingAnotherStone: A's card at stone 1 takes the last
+// way on from stone 2; A owes stone 2 as if it were A's own dead end.
+func TestTiles_T3c_BlockingAnotherStone(t *testing.T) {
+	l, _ := DefaultLayout(4)
+	b, _ := NewBoard(l)
+	tb, err := NewTable(b, [Stones]Field{{2, 2}, {5, 2}, {2, 9}, {9, 9}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	occupy(tb, Field{5, 1}, Field{6, 2}, Field{5, 3}, Field{4, 1}, Field{4, 3})
+	if tb.Blocked(2) {
+		t.Fatal("stone 2 is blocked already")
+	}
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{3, 3}))
+	st := tb.Stones()
+	if !tb.Blocked(2) || st[1].Owed != "A" {
+		t.Fatalf("stone 2: blocked %v, owed by %q; want A", tb.Blocked(2), st[1].Owed)
+	}
+	if st[0].Owed != "" {
+		t.Fatalf("stone 1 is not blocked, but owed by %q", st[0].Owed)
+	}
+}
+
+func TestTiles_T4c_JokerBesideTheStoneAndTheStoneOntoIt(t *testing.T) {
+	tb := newTestTable(t, false)
+	if v, err := tb.CheckJoker("A", Field{4, 2}, 1); err != nil || v == nil || v.Rule != T4c {
+		t.Fatalf("a joker two fields away: %v %v", v, err)
+	}
+	occupy(tb, Field{2, 1})
+	if v, _ := tb.CheckJoker("A", Field{2, 1}, 1); v == nil || v.Rule != T4c {
+		t.Fatalf("a joker on a card: %v", v)
+	}
+	if v, _ := tb.CheckJoker("A", Field{3, 2}, 1); v != nil {
+		t.Fatal(v)
+	}
+	tb.ApplyJoker("A", Field{3, 2}, 1, nil)
+	_, v, _ := tb.CheckStone(1, Field{4, 2})
+	wantRule(t, v, T4c)
+	who, v, _ := tb.CheckStone(1, Field{3, 2})
+	if v != nil || who != "A" {
+		t.Fatal(v, who)
+	}
+	tb.ApplyStone(1, Field{3, 2}, who, nil)
+	if s := tb.Stones()[0]; s.Reserved != "A" {
+		t.Fatalf("stone 1 on A's joker: %+v", s)
+	}
+}
+
+func TestTiles_T4a_OnlyTheJokersOwnerLaysOnIt(t *testing.T) {
+	tb := newTestTable(t, false)
+	tb.ApplyJoker("A", Field{3, 2}, 1, nil)
+	tb.ApplyStone(1, Field{3, 2}, "A", nil)
+	wantRule(t, judge(t, tb, fitting(tb, "B", Field{4, 2}, Field{5, 2})).Violation, T4a)
+	if v, _ := tb.CheckJoker("B", Field{3, 3}, 1); v == nil || v.Rule != T4a {
+		t.Fatalf("B's joker on A's: %v", v)
+	}
+	play(t, tb, fitting(tb, "A", Field{4, 2}, Field{5, 2}))
+	if s := tb.Stones()[0]; s.Reserved != "" || s.At != (Field{5, 2}) {
+		t.Fatalf("after A's card the stone is free to all: %+v", s)
+	}
+	if j := judge(t, tb, fitting(tb, "B", Field{6, 2}, Field{7, 2})); j.Violation != nil {
+		t.Fatal(j.Violation)
+	}
+}
+
+func TestTiles_T4b_TheCardOnTheJokerComesAtOnce(t *testing.T) {
+	tb := newTestTable(t, false)
+	tb.ApplyJoker("A", Field{3, 2}, 1, nil)
+	tb.ApplyStone(1, Field{3, 2}, "A", nil)
+	wantRule(t, judge(t, tb, fitting(tb, "A", Field{9, 3}, Field{9, 4})).Violation, T4b)
+	if v, _ := tb.CheckJoker("A", Field{9, 3}, 2); v == nil || v.Rule != T4b {
+		t.Fatalf("a joker elsewhere first: %v", v)
+	}
+	// Both jokers in a row, side by side, are allowed (the rulebook's hint).
+	if v, _ := tb.CheckJoker("A", Field{4, 2}, 1); v != nil {
+		t.Fatalf("a second joker beside the first: %v", v)
+	}
+	tb.ApplyJoker("A", Field{4, 2}, 1, nil)
+	tb.ApplyStone(1, Field{4, 2}, "A", nil)
+	if v, _ := tb.CheckJoker("A", Field{5, 2}, 1); v == nil || v.Rule != T1 {
+		t.Fatalf("a third joker: %v, want T1", v)
+	}
+}
+
+// TestTiles_T3b_RelocationLearntFromTheStone: a camera may not know which
+// stone a card is for. A's card beside stone 2, then A's blocked stone 1
+// moving onto it, is A relocating stone 1; stone 2 waits for nothing.
+func TestTiles_T3b_RelocationLearntFromTheStone(t *testing.T) {
+	tb := newTestTable(t, false)
+	occupy(tb, Field{4, 1}, Field{5, 2}, Field{4, 3})
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2})) // stone 1 into a dead end
+	if tb.Stones()[0].Owed != "A" {
+		t.Fatal("stone 1 is not A's to relocate")
+	}
+	l := fitting(tb, "A", Field{9, 3}, Field{9, 4}) // beside stone 2 at (9,2), no stone named
+	j := judge(t, tb, l)
+	if j.Violation != nil || j.Stone != 2 || j.Relocates {
+		t.Fatalf("judged %+v, want a lay at stone 2", j)
+	}
+	tb.ApplyLay(l, j)
+	who, v, err := tb.CheckStone(1, Field{9, 4})
+	if err != nil || v != nil || who != "A" {
+		t.Fatalf("stone 1 onto A's card: %v %v %q", err, v, who)
+	}
+	tb.ApplyStone(1, Field{9, 4}, who, nil)
+	st := tb.Stones()
+	if st[0].At != (Field{9, 4}) || st[0].Owed != "" || st[1].At != (Field{9, 2}) {
+		t.Fatalf("stones %+v", st)
+	}
+	if _, v, _ := tb.CheckStone(2, Field{9, 4}); v == nil || v.Rule != T3a {
+		t.Fatalf("stone 2 still waits for a card: %v", v)
+	}
+	if err := tb.CheckBoard(); err != nil {
+		t.Fatal(err)
+	}
+}
