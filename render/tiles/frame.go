@@ -395,26 +395,21 @@ func (s *Scene) Visible(clip scene.Clip) []EventTruth {
 }
 
 // fieldsClear reports whether no hand or piece in the air is over any of
-// fields (3x3 points each) of round r at t.
-func (s *Scene) fieldsClear(r *round, fields []tiles.Field, t int64) bool {
+// fields of round r at t, nor over the quads (each on a 5x5 grid).
+func (s *Scene) fieldsClear(r *round, fields []tiles.Field, quads []scene.Quad, t int64) bool {
 	if s.roundAt(t) != r {
 		return false
 	}
 	fl, hs := s.movers(t)
+	if len(fl) == 0 && len(hs) == 0 {
+		return true
+	}
 	for _, f := range fields {
-		q := r.fieldPose(f).quad(FieldMM, FieldMM)
-		for i := range 3 {
-			for j := range 3 {
-				p := q.At(0.2+0.3*float64(i), 0.2+0.3*float64(j))
-				if s.underFlying(p, fl) {
-					return false
-				}
-				for k := range hs {
-					if hs[k].Covers(p) {
-						return false
-					}
-				}
-			}
+		quads = append(quads, r.fieldPose(f).quad(FieldMM, FieldMM))
+	}
+	for _, q := range quads {
+		if o, _ := s.occlusion(q, fl, hs); o > 0 {
+			return false
 		}
 	}
 	return true
@@ -427,17 +422,24 @@ func (s *Scene) layClear(ev int) ([]tiles.Field, func(int64) bool) {
 				continue
 			}
 			fields := append([]tiles.Field(nil), a.piece.fields...)
+			quads := []scene.Quad{a.piece.at.quad(CardLong, CardShort)}
+			if a.piece.joker {
+				quads[0] = a.piece.at.quad(CardShort, CardShort)
+			}
 			done := a.land
 			if a.stone != 0 {
 				st := r.stones[a.stone-1]
 				for _, h := range st {
-					if h.t == a.sDown && !h.flying && !containsField(fields, h.field) {
-						fields = append(fields, h.field)
+					if h.t == a.sDown && !h.flying {
+						if !containsField(fields, h.field) {
+							fields = append(fields, h.field)
+						}
+						quads = append(quads, pose{h.at, 0}.quad(StoneMM, StoneMM))
 					}
 				}
 				done = a.sDown
 			}
-			return fields, func(t int64) bool { return t >= done && s.fieldsClear(r, fields, t) }
+			return fields, func(t int64) bool { return t >= done && s.fieldsClear(r, fields, quads, t) }
 		}
 	}
 	return nil, nil
@@ -454,7 +456,7 @@ func (s *Scene) roundClear(e tilesim.Event) ([]tiles.Field, func(int64) bool) {
 				all = append(all, tiles.Field{X: x, Y: y})
 			}
 		}
-		return nil, func(t int64) bool { return s.fieldsClear(r, all, t) }
+		return nil, func(t int64) bool { return s.fieldsClear(r, all, nil, t) }
 	}
 	return nil, nil
 }
