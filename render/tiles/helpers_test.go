@@ -1,9 +1,6 @@
 package tiles
 
 import (
-	"image"
-	"image/png"
-	"os"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -52,33 +49,4 @@ func render(t testing.TB, s *Scene, tMS int64) (gocv.Mat, []PieceTruth) {
 		t.Fatal(err)
 	}
 	return mat, truth
-}
-
-// toRGBA converts a BGR Mat to an image.
-func toRGBA(t testing.TB, m gocv.Mat) *image.RGBA {
-	t.Helper()
-	img, err := m.ToImage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := image.NewRGBA(img.Bounds())
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			out.Set(x, y, img.At(x, y))
-		}
-	}
-	return out
-}
-
-func savePNG(t testing.TB, path string, img image.Image) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
 }
