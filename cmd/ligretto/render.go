@@ -48,12 +48,8 @@ func renderVideo(events []sim.Event, path string, fps float64, seed uint64, cfg 
 	if players == nil {
 		return videoInfo{}, errors.New("render: the timeline has no match event")
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".mkv" && ext != ".avi" {
-		return videoInfo{}, fmt.Errorf("render: %s: want a .mkv or .avi file", path)
-	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return videoInfo{}, fmt.Errorf("render: %s: no such directory", filepath.Dir(path))
+	if err := checkVideoPath(path); err != nil {
+		return videoInfo{}, err
 	}
 	sc, err := scene.New(cfg, players, seed)
 	if err != nil {
@@ -68,42 +64,76 @@ func renderVideo(events []sim.Event, path string, fps float64, seed uint64, cfg 
 	if err != nil {
 		return videoInfo{}, fmt.Errorf("render: %w", err)
 	}
-	vw, err := gocv.VideoWriterFile(path, videoCodec, fps, cfg.Width, cfg.Height, true)
+	err = encodeVideo(path, fps, cfg.Width, cfg.Height, clip.Frames, progress, func(write func(k int, img gocv.Mat) error) error {
+		return sc.RenderClip(clip, func(f scene.Frame) error { return write(f.Index, f.Image) })
+	})
 	if err != nil {
-		return videoInfo{}, fmt.Errorf("render: open %s: %w", path, err)
+		return videoInfo{}, err
+	}
+	info := videoInfo{Clip: clip, Video: filepath.Base(path), Codec: videoCodec, Width: cfg.Width, Height: cfg.Height, Seed: seed,
+		Note: "frame k shows timeline time floor((k - preamble_frames) * 1000 / fps) ms; frames before preamble_frames are the calibration preamble"}
+	if err := writeVideoInfo(path, info); err != nil {
+		return videoInfo{}, err
+	}
+	return info, nil
+}
+
+// checkVideoPath checks that path names a .mkv or .avi file in an
+// existing directory.
+func checkVideoPath(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".mkv" && ext != ".avi" {
+		return fmt.Errorf("render: %s: want a .mkv or .avi file", path)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return fmt.Errorf("render: %s: no such directory", filepath.Dir(path))
+	}
+	return nil
+}
+
+// encodeVideo writes frames w x h at fps to path (Motion JPEG): render
+// calls write with each of the frames in order, and progress shows how
+// far it got.
+func encodeVideo(path string, fps float64, w, h, frames int, progress io.Writer, render func(write func(k int, img gocv.Mat) error) error) error {
+	vw, err := gocv.VideoWriterFile(path, videoCodec, fps, w, h, true)
+	if err != nil {
+		return fmt.Errorf("render: open %s: %w", path, err)
 	}
 	defer vw.Close()
 	if !vw.IsOpened() { // VideoWriterFile does not say when it fails
-		return videoInfo{}, fmt.Errorf("render: OpenCV cannot write %s with codec %s", path, videoCodec)
+		return fmt.Errorf("render: OpenCV cannot write %s with codec %s", path, videoCodec)
 	}
-	step := max(1, clip.Frames/100)
-	err = sc.RenderClip(clip, func(f scene.Frame) error {
-		if err := vw.Write(f.Image); err != nil {
-			return fmt.Errorf("render: write frame %d: %w", f.Index, err)
+	step := max(1, frames/100)
+	err = render(func(k int, img gocv.Mat) error {
+		if err := vw.Write(img); err != nil {
+			return fmt.Errorf("render: write frame %d: %w", k, err)
 		}
-		if done := f.Index + 1; done%step == 0 || done == clip.Frames {
-			fmt.Fprintf(progress, "\rrender: %d/%d frames", done, clip.Frames)
+		if done := k + 1; done%step == 0 || done == frames {
+			fmt.Fprintf(progress, "\rrender: %d/%d frames", done, frames)
 		}
 		return nil
 	})
 	fmt.Fprintln(progress)
 	if err != nil {
-		return videoInfo{}, err
+		return err
 	}
 	if err := vw.Close(); err != nil {
-		return videoInfo{}, fmt.Errorf("render: close %s: %w", path, err)
+		return fmt.Errorf("render: close %s: %w", path, err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
-		return videoInfo{}, fmt.Errorf("render: %s was not written", path)
+		return fmt.Errorf("render: %s was not written", path)
 	}
-	info := videoInfo{Clip: clip, Video: filepath.Base(path), Codec: videoCodec, Width: cfg.Width, Height: cfg.Height, Seed: seed,
-		Note: "frame k shows timeline time floor((k - preamble_frames) * 1000 / fps) ms; frames before preamble_frames are the calibration preamble"}
+	return nil
+}
+
+// writeVideoInfo writes info as path+".json".
+func writeVideoInfo(path string, info any) error {
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
-		return videoInfo{}, err
+		return err
 	}
 	if err := os.WriteFile(path+".json", append(b, '\n'), 0o644); err != nil {
-		return videoInfo{}, fmt.Errorf("render: %w", err)
+		return fmt.Errorf("render: %w", err)
 	}
-	return info, nil
+	return nil
 }

@@ -1,6 +1,7 @@
 package card
 
 import (
+	"image/color"
 	"math"
 	"math/rand/v2"
 
@@ -376,4 +377,15 @@ func drawNumerals(c *canvas, m *glyphMask, st *faceStyle, ncx, ncy float64) {
 			}
 		}
 	}
+}
+
+// PrintColour is the nominal print colour of a face of colour c (the
+// four Ligretto colours), as the faces are drawn; other pieces printed in
+// the same colours (render/tiles) use it too. It is black for no colour.
+func PrintColour(c referee.Colour) color.RGBA {
+	v, ok := cardColours[c]
+	if !ok {
+		return color.RGBA{A: 255}
+	}
+	return v.rgba()
 }

@@ -27,17 +27,37 @@ func (c Clip) Time(k int) int64 {
 // Clip times a video of the match applied so far at fps, from the start
 // of the preamble to the match_end event (or the last event applied).
 func (s *Scene) Clip(fps float64) (Clip, error) {
-	if fps <= 0 || fps > 240 || math.IsNaN(fps) {
-		return Clip{}, fmt.Errorf("%w: fps %v", ErrConfig, fps)
-	}
 	end := s.endMS
 	if end < 0 {
 		end = s.lastT
 	}
-	c := Clip{FPS: fps, PreambleFrames: int(math.Ceil(float64(s.preamble) * fps / 1000))}
-	c.Frames = c.PreambleFrames + int(math.Floor(float64(end)*fps/1000)) + 1
+	return NewClip(fps, s.preamble, end)
+}
+
+// NewClip times a video at fps of a preamble of preambleMS before time 0
+// and the timeline from 0 to endMS: the frame timing of Scene.Clip, for
+// other renderers of timelines (render/tiles).
+func NewClip(fps float64, preambleMS, endMS int64) (Clip, error) {
+	if fps <= 0 || fps > 240 || math.IsNaN(fps) {
+		return Clip{}, fmt.Errorf("%w: fps %v", ErrConfig, fps)
+	}
+	c := Clip{FPS: fps, PreambleFrames: int(math.Ceil(float64(preambleMS) * fps / 1000))}
+	c.Frames = c.PreambleFrames + int(math.Floor(float64(endMS)*fps/1000)) + 1
 	c.StartMS, c.EndMS = c.Time(0), c.Time(c.Frames-1)
 	return c, nil
+}
+
+// Frame returns the first frame that shows timeline time tMS or later
+// (Frames if none does).
+func (c Clip) Frame(tMS int64) int {
+	k := c.PreambleFrames + int(math.Ceil(float64(tMS)*c.FPS/1000))
+	for k > 0 && c.Time(k-1) >= tMS {
+		k--
+	}
+	for k < c.Frames && c.Time(k) < tMS {
+		k++
+	}
+	return min(max(k, 0), c.Frames)
 }
 
 // Frame is one rendered frame.

@@ -67,18 +67,8 @@ func sideLen(w, h float64, side int) float64 {
 func newLayout(players []referee.Player, rng *rand.Rand) *layout {
 	n := len(players)
 	L := &layout{rowSize: referee.RowSize(n)}
-	zoneW := float64(L.rowSize+2)*slotPitch + 30
-	var count [4]int
-	weight := [4]float64{1.6, 1, 1.6, 1}
-	for range n {
-		best := 0
-		for s := 1; s < 4; s++ {
-			if weight[s]/float64(count[s]+1) > weight[best]/float64(count[best]+1) {
-				best = s
-			}
-		}
-		count[best]++
-	}
+	zoneW := L.zoneW()
+	count := seatCounts(n)
 	need := func(k int) float64 { return 2*cornerSpace + float64(k)*zoneW }
 	w := math.Max(1000, need(max(count[0], count[2])))
 	h := math.Max(680, need(max(count[1], count[3])))
@@ -125,6 +115,34 @@ func newLayout(players []referee.Player, rng *rand.Rand) *layout {
 		}
 	}
 
+	L.furnish(players, count, rng)
+	return L
+}
+
+// zoneW is the width of a seat zone along the table edge.
+func (L *layout) zoneW() float64 { return float64(L.rowSize+2)*slotPitch + 30 }
+
+// seatCounts shares n players out among the four sides: bottom, left,
+// top, right (the long sides take more).
+func seatCounts(n int) [4]int {
+	var count [4]int
+	weight := [4]float64{1.6, 1, 1.6, 1}
+	for range n {
+		best := 0
+		for s := 1; s < 4; s++ {
+			if weight[s]/float64(count[s]+1) > weight[best]/float64(count[best]+1) {
+				best = s
+			}
+		}
+		count[best]++
+	}
+	return count
+}
+
+// furnish seats the players (count a side) round a table of L.w x L.h and
+// tapes the markers to its corners.
+func (L *layout) furnish(players []referee.Player, count [4]int, rng *rand.Rand) {
+	w, h, zoneW := L.w, L.h, L.zoneW()
 	// Seats, clockwise from the near side: bottom, left, top, right.
 	idx := 0
 	for side := range 4 {
@@ -178,7 +196,6 @@ func newLayout(players []referee.Player, rng *rand.Rand) *layout {
 		pp := pose{c.add(Pt{rng.Float64()*6 - 3, rng.Float64()*6 - 3}), a}
 		L.markers[i] = marker{id: i, paper: pp, quad: pp.quad(markerSide, markerSide)}
 	}
-	return L
 }
 
 // skinTone draws a skin colour (linear-ish RGB, 0..1).

@@ -16,7 +16,7 @@ import (
 
 // setupCanvas sizes the table-plane canvas: what the camera sees of the
 // table plane, at a little more than the image's finest resolution.
-func (s *Scene) setupCanvas() {
+func (s *Stage) setupCanvas() {
 	c := s.cam
 	fine := 0.0
 	for _, p := range []Pt{{0, s.lay.h / 2}, {-s.lay.w / 2, s.lay.h / 2}, {s.lay.w / 2, s.lay.h / 2}, {0, 0}} {
@@ -41,7 +41,7 @@ func (s *Scene) setupCanvas() {
 }
 
 // setupCamera makes the remap from frame pixels to canvas pixels.
-func (s *Scene) setupCamera() {
+func (s *Stage) setupCamera() {
 	W, H := s.cfg.Width, s.cfg.Height
 	mx, my := make([]float32, W*H), make([]float32, W*H)
 	for j := range H {
@@ -56,7 +56,7 @@ func (s *Scene) setupCamera() {
 }
 
 // setupLight precomputes the vignette and the sensor noise.
-func (s *Scene) setupLight(rng *rand.Rand) {
+func (s *Stage) setupLight(rng *rand.Rand) {
 	W, H := s.cfg.Width, s.cfg.Height
 	s.vig = make([]float32, W*H)
 	for j := range H {
@@ -414,19 +414,11 @@ func (s *Scene) movers(t int64) ([]flying, []hand) {
 // closes it), and
 // returns the ground truth.
 func (s *Scene) Render(tMS int64, dst *gocv.Mat) ([]CardTruth, error) {
-	W, H := s.cfg.Width, s.cfg.Height
-	if dst.Empty() {
-		dst.Close() // an empty Mat still holds a C object
-		*dst = gocv.NewMatWithSize(H, W, gocv.MatTypeCV8UC3)
-	}
-	if dst.Cols() != W || dst.Rows() != H || dst.Type() != gocv.MatTypeCV8UC3 || !dst.IsContinuous() {
-		return nil, fmt.Errorf("%w: %dx%d type %v, want continuous %dx%d CV_8UC3", ErrFrame, dst.Cols(), dst.Rows(), dst.Type(), W, H)
-	}
-	pix, err := dst.DataPtrUint8()
+	pix, err := s.FramePixels(dst)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFrame, err)
+		return nil, err
 	}
-	return s.RenderBGR(tMS, pix, 3*W)
+	return s.RenderBGR(tMS, pix, 3*s.cfg.Width)
 }
 
 // RenderRGBA draws the frame at tMS into dst, which must have the
@@ -456,9 +448,8 @@ func (s *Scene) RenderRGBA(tMS int64, dst *image.RGBA) ([]CardTruth, error) {
 // RenderBGR draws the frame at tMS into pix, 8-bit BGR with stride bytes
 // a row, and returns the ground truth.
 func (s *Scene) RenderBGR(tMS int64, pix []byte, stride int) ([]CardTruth, error) {
-	W, H := s.cfg.Width, s.cfg.Height
-	if stride < 3*W || len(pix) < stride*(H-1)+3*W {
-		return nil, fmt.Errorf("%w: buffer of %d bytes, stride %d, for %dx%d", ErrFrame, len(pix), stride, W, H)
+	if err := s.checkBuffer(pix, stride); err != nil {
+		return nil, err
 	}
 	if sig := s.signature(tMS); !s.boardValid || sig != s.boardSig {
 		s.drawBoard(tMS)
@@ -481,21 +472,14 @@ func (s *Scene) RenderBGR(tMS int64, pix []byte, stride int) ([]CardTruth, error
 		}
 		src = s.work.pix
 	}
-	s.rmap.remap(src, s.bg.w, s.bg.h, pix, stride, s.bgBGR)
-	if s.cfg.Blur > 0 {
-		blur(pix, W, H, stride, s.cfg.Blur)
-	}
-	s.applyLight(tMS, pix, stride)
-	if s.cfg.JPEGQuality > 0 {
-		if err := jpegRoundTrip(pix, W, H, stride, s.cfg.JPEGQuality); err != nil {
-			return nil, err
-		}
+	if err := s.develop(tMS, src, pix, stride); err != nil {
+		return nil, err
 	}
 	return s.truth(tMS, fl, hs), nil
 }
 
 // applyLight applies the vignette, the drifting light and sensor noise.
-func (s *Scene) applyLight(t int64, pix []byte, stride int) {
+func (s *Stage) applyLight(t int64, pix []byte, stride int) {
 	W, H := s.cfg.Width, s.cfg.Height
 	L := s.cfg.Light
 	ts := float64(t) / 1000
@@ -527,7 +511,7 @@ const shadeEdge = 0.08
 // setupShade precomputes the shade's coverage: 1 on the far side of a
 // line through the frame's centre at angle ang, 0 on the near side, with
 // a soft edge between.
-func (s *Scene) setupShade(ang float64) {
+func (s *Stage) setupShade(ang float64) {
 	W, H := s.cfg.Width, s.cfg.Height
 	nx, ny := math.Cos(ang), math.Sin(ang)
 	edge := shadeEdge * float64(W)
@@ -542,7 +526,7 @@ func (s *Scene) setupShade(ang float64) {
 }
 
 // shaded is the vignette with the shade's darkening at time t (ms).
-func (s *Scene) shaded(t int64) []float32 {
+func (s *Stage) shaded(t int64) []float32 {
 	k := s.shadeAt(t)
 	if k <= 0 {
 		return s.vig
@@ -554,7 +538,7 @@ func (s *Scene) shaded(t int64) []float32 {
 }
 
 // shadeAt is how much darker the shaded side is at time t (ms).
-func (s *Scene) shadeAt(t int64) float32 {
+func (s *Stage) shadeAt(t int64) float32 {
 	c := s.cfg
 	if c.ShadeDepth <= 0 || s.shade == nil {
 		return 0

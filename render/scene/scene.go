@@ -9,7 +9,6 @@ import (
 	"ligretto/referee"
 	"ligretto/referee/sim"
 	"ligretto/render/card"
-	"ligretto/vision/aruco"
 )
 
 // Role says what a card in the ground truth is.
@@ -84,33 +83,15 @@ type MarkerTruth struct {
 // played card starts travelling before its event's time. A Scene is not
 // safe for concurrent use.
 type Scene struct {
-	cfg     Config
-	seed    uint64
+	Stage
 	players []referee.Player
 	byName  map[string]int
-	lay     *layout
-	cam     *camera
 
-	bg, board, work canvas
-	boardSig        uint64
-	boardValid      bool
+	boardSig   uint64
+	boardValid bool
 
-	rmap *remapper
-	vig  []float32
-	// shade is the shade's coverage (Config.ShadeDepth), vigShaded the
-	// vignette darkened by it, made again each shaded frame.
-	shade, vigShaded []float32
-	rowG             []float32
-	colG             []float32
-	noise            []int8
-	offs             []int32
-	light            [8]float64
-	black            int
-	frame            []byte // BGR output when rendering to an image.RGBA
-	hr               handRaster
-	bgBGR            [3]uint8
-	shadow           *sprite // soft shadow of a card lying on the table
-	lifted           *sprite // softer, of a card in the air
+	shadow *sprite // soft shadow of a card lying on the table
+	lifted *sprite // softer, of a card in the air
 
 	cards *card.Renderer
 	faces map[referee.Face]*sprite
@@ -213,7 +194,7 @@ func New(cfg Config, players []referee.Player, seed uint64) (*Scene, error) {
 	if len(players) < 2 || len(players) > 12 {
 		return nil, fmt.Errorf("%w: %d players (want 2..12)", ErrConfig, len(players))
 	}
-	s := &Scene{cfg: cfg, seed: seed, players: slices.Clone(players), byName: map[string]int{},
+	s := &Scene{players: slices.Clone(players), byName: map[string]int{},
 		faces: map[referee.Face]*sprite{}, backs: map[string]*sprite{}, endMS: -1, lastAct: make([]int64, len(players))}
 	for i, p := range players {
 		if _, dup := s.byName[p.Name]; dup || p.Name == "" {
@@ -224,35 +205,13 @@ func New(cfg Config, players []referee.Player, seed uint64) (*Scene, error) {
 		}
 		s.byName[p.Name] = i
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x7363656e65))
-	s.lay = newLayout(players, rng)
-	kind := cfg.Table
-	if kind == TableRandom {
-		kinds := []string{TableWood, TableWood, TableCloth, TableLinen, TableLight}
-		kind = kinds[rng.IntN(len(kinds))]
-	}
-	margin := 0.035
-	s.cam = newCamera(cfg, s.lay.w/2*(1+margin), s.lay.h/2*(1+2*margin), rng)
 	if cfg.Preamble {
 		s.preamble = preambleMS(len(players))
 	}
-	var cells [4][36]bool
-	for i := range 4 {
-		m, err := aruco.Marker(i, 6)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range m {
-			cells[i][k] = v < 128
-		}
+	rng := rand.New(rand.NewPCG(seed, 0x7363656e65))
+	if err := s.build(cfg, seed, newLayout(players, rng), rng); err != nil {
+		return nil, err
 	}
-	s.setupCanvas()
-	paintBackground(&s.bg, s.lay, kind, rng, cells)
-	s.board = canvas{w: s.bg.w, h: s.bg.h, ox: s.bg.ox, oy: s.bg.oy, s: s.bg.s, pix: make([]byte, len(s.bg.pix))}
-	s.work = s.board
-	s.work.pix = make([]byte, len(s.bg.pix))
-	s.setupCamera()
-	s.setupLight(rng)
 	var err error
 	if s.cards, err = card.New(card.DefaultParams(), seed); err != nil {
 		return nil, err
@@ -260,7 +219,6 @@ func New(cfg Config, players []referee.Player, seed uint64) (*Scene, error) {
 	k := s.bg.s * 1.4
 	s.shadow = newShadowSprite(CardW, CardH, 1.6, k)
 	s.lifted = newShadowSprite(CardW, CardH, 5, k)
-	s.hr.shadowDir = Pt{0.25, 0.36}
 	return s, nil
 }
 
@@ -283,9 +241,6 @@ func (s *Scene) Lookahead() int64 { return s.cfg.TravelMaxMS + maxReachMS }
 // maxReachMS bounds how long a hand takes to reach the card it plays.
 const maxReachMS = 250
 
-// Config returns the scene's configuration.
-func (s *Scene) Config() Config { return s.cfg }
-
 // Start is the time of the first frame worth rendering: the start of the
 // calibration preamble (negative), or 0 without one. The timeline's clock
 // starts at 0 with the match.
@@ -293,37 +248,6 @@ func (s *Scene) Start() int64 { return -s.preamble }
 
 // End is the match_end event's time, or -1 before it was applied.
 func (s *Scene) End() int64 { return s.endMS }
-
-// Geometry returns the table, markers, seats and camera.
-func (s *Scene) Geometry() Geometry {
-	g := Geometry{TableW: s.lay.w, TableH: s.lay.h, Homography: s.cam.hom, Distortion: s.cam.k1,
-		Width: s.cfg.Width, Height: s.cfg.Height}
-	for i, m := range s.lay.markers {
-		g.Markers[i] = MarkerTruth{ID: m.id, Table: m.quad, Image: s.projectQuad(m.quad)}
-	}
-	c := s.lay.centre
-	g.Centre = Quad{{c[0], c[1]}, {c[2], c[1]}, {c[2], c[3]}, {c[0], c[3]}}
-	for _, st := range s.lay.seats {
-		sg := st.SeatGeometry
-		sg.Slots = slices.Clone(sg.Slots)
-		g.Seats = append(g.Seats, sg)
-	}
-	return g
-}
-
-// Project maps a table point (mm) to image pixels, lens distortion included.
-func (s *Scene) Project(p Pt) Pt { return s.cam.project(p) }
-
-// Unproject maps an image pixel to the table plane (mm).
-func (s *Scene) Unproject(p Pt) Pt { return s.cam.unproject(p) }
-
-func (s *Scene) projectQuad(q Quad) Quad {
-	var out Quad
-	for i, p := range q {
-		out[i] = s.cam.project(p)
-	}
-	return out
-}
 
 // Apply folds the next timeline event into the scene. Events must come in
 // time order; an event the rules refuse is an error (see sim.Replayer).
