@@ -1,0 +1,41 @@
+package tiles
+
+import (
+	"os"
+	"testing"
+
+	"gocv.io/x/gocv"
+	rtiles "ligretto/referee/tiles"
+)
+
+func TestDiagBoard(t *testing.T) {
+	path := os.Getenv("TILES_VIDEO")
+	if path == "" {
+		t.Skip("TILES_VIDEO not set")
+	}
+	vc, _ := gocv.VideoCaptureFile(path)
+	defer vc.Close()
+	img := gocv.NewMat()
+	defer img.Close()
+	for k := 0; k <= 65; k++ {
+		vc.Read(&img)
+	}
+	tv, err := newTopView(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv.warp(img)
+	gocv.IMWrite("/tmp/tl/top.png", tv.img)
+	b, err := findBoard(tv, 2)
+	t.Logf("%v %v", b, err)
+	if b != nil {
+		for y := range b.H {
+			for x := range b.W {
+				s := sampleField(tv, b, tilesField(x, y))
+				t.Logf("%d,%d %v %+v", x, y, s, lookOf(s))
+			}
+		}
+	}
+}
+
+func tilesField(x, y int) rtiles.Field { return rtiles.Field{X: x, Y: y} }
