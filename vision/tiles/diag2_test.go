@@ -39,3 +39,30 @@ func TestDiagBoard(t *testing.T) {
 }
 
 func tilesField(x, y int) rtiles.Field { return rtiles.Field{X: x, Y: y} }
+
+func TestDiagField(t *testing.T) {
+	path := os.Getenv("TILES_VIDEO")
+	if path == "" {
+		t.Skip("TILES_VIDEO not set")
+	}
+	vc, _ := gocv.VideoCaptureFile(path)
+	defer vc.Close()
+	img := gocv.NewMat()
+	defer img.Close()
+	var tv *topView
+	var b *Board
+	for k := 0; k <= 240; k++ {
+		vc.Read(&img)
+		if k == 65 {
+			tv, _ = newTopView(img)
+			tv.warp(img)
+			b, _ = findBoard(tv, 2)
+		}
+	}
+	tv.warp(img)
+	gocv.IMWrite("/tmp/tl/top240.png", tv.img)
+	for _, f := range []rtiles.Field{{X: 7, Y: 7}, {X: 7, Y: 6}, {X: 8, Y: 6}, {X: 8, Y: 7}} {
+		s := sampleField(tv, b, f)
+		t.Logf("%v %v %+v", f, s, lookOf(s))
+	}
+}

@@ -33,6 +33,9 @@ func TestDiagVideo(t *testing.T) {
 			t.Logf("frame %d: %s %s %v %v stone %d", k, o.Kind, o.Player, o.Fields, o.Colours, o.Stone)
 		}
 	}
+	for _, u := range w.Styles {
+		t.Log("style:", u)
+	}
 	for _, u := range w.Unsure {
 		t.Log("unsure:", u)
 	}

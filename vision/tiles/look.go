@@ -1,6 +1,8 @@
 package tiles
 
 import (
+	"slices"
+
 	"ligretto/referee/tiles"
 )
 
@@ -17,9 +19,10 @@ type fieldStats struct {
 // side bands: depth from the field's edge, and how far along.
 const (
 	innerMM   = 13.0
-	bandFrom  = 3.0
+	bandFrom  = 2.0
 	bandTo    = 8.5
 	bandAlong = 13.0
+	inkV      = 115 // a frame line, even a thin one blurred, is darker than this
 )
 
 func sampleField(t *topView, b *Board, f tiles.Field) fieldStats {
@@ -40,7 +43,7 @@ func sampleField(t *topView, b *Board, f tiles.Field) fieldStats {
 			for k, p := range pts {
 				x, y := b.At(f, p[0], p[1])
 				if _, hsv, ok := t.px(x, y); ok {
-					if classify(hsv) == pxDark {
+					if hsv[2] < inkV {
 						s.side[k]++
 					}
 					s.sideN[k]++
@@ -96,11 +99,33 @@ func lookOf(s fieldStats) look {
 	stone := dark > 0.3
 	var inked []int
 	open := -1
+	var ratio [4]float64
 	for k := range 4 {
-		if s.sideN[k] > 0 && float64(s.side[k])/float64(s.sideN[k]) > 0.12 {
+		if s.sideN[k] > 0 {
+			ratio[k] = float64(s.side[k]) / float64(s.sideN[k])
+		}
+		if ratio[k] > 0.12 {
 			inked = append(inked, k)
 		} else {
 			open = k
+		}
+	}
+	if len(inked) == 4 && stone {
+		// A stone's disc may reach a card half's open side: take the
+		// clearly least inked side as open.
+		lo, second := 0, -1
+		for k := 1; k < 4; k++ {
+			if ratio[k] < ratio[lo] {
+				lo = k
+			}
+		}
+		for k := range 4 {
+			if k != lo && (second < 0 || ratio[k] < ratio[second]) {
+				second = k
+			}
+		}
+		if ratio[lo] < 0.5*ratio[second] {
+			inked, open = slices.DeleteFunc(inked, func(k int) bool { return k == lo }), lo
 		}
 	}
 	coloured := 0

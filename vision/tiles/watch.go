@@ -35,6 +35,8 @@ type Watcher struct {
 	pending map[tiles.Field]int64 // card halves newly believed, waiting for their partner
 	// Unsure counts what was seen but not reported (unreadable frame, no partner).
 	Unsure []string
+	// Styles logs every frame style read, for diagnosis.
+	Styles []string
 }
 
 // NewWatcher returns a watcher for cfg.
