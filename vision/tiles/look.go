@@ -97,37 +97,7 @@ func lookOf(s fieldStats) look {
 	other := float64(s.inner[pxOther]) / n
 	white := float64(s.inner[pxWhite]) / n
 	stone := dark > 0.3
-	var inked []int
-	open := -1
-	var ratio [4]float64
-	for k := range 4 {
-		if s.sideN[k] > 0 {
-			ratio[k] = float64(s.side[k]) / float64(s.sideN[k])
-		}
-		if ratio[k] > 0.12 {
-			inked = append(inked, k)
-		} else {
-			open = k
-		}
-	}
-	if len(inked) == 4 && stone {
-		// A stone's disc may reach a card half's open side: take the
-		// clearly least inked side as open.
-		lo, second := 0, -1
-		for k := 1; k < 4; k++ {
-			if ratio[k] < ratio[lo] {
-				lo = k
-			}
-		}
-		for k := range 4 {
-			if k != lo && (second < 0 || ratio[k] < ratio[second]) {
-				second = k
-			}
-		}
-		if ratio[lo] < 0.5*ratio[second] {
-			inked, open = slices.DeleteFunc(inked, func(k int) bool { return k == lo }), lo
-		}
-	}
+	inked, open := inkedSides(s, stone)
 	coloured := 0
 	best, bn := pxRed, 0
 	classes := 0
@@ -165,4 +135,41 @@ func lookOf(s fieldStats) look {
 		return look{kind: lookFree, colour: c, open: -1, stone: true}
 	}
 	return look{}
+}
+
+// inkedSides returns the sides showing a frame band and the one side
+// without (-1 if none).
+func inkedSides(s fieldStats, stone bool) ([]int, int) {
+	var inked []int
+	open := -1
+	var ratio [4]float64
+	for k := range 4 {
+		if s.sideN[k] > 0 {
+			ratio[k] = float64(s.side[k]) / float64(s.sideN[k])
+		}
+		if ratio[k] > 0.12 {
+			inked = append(inked, k)
+		} else {
+			open = k
+		}
+	}
+	if len(inked) == 4 && stone {
+		// A stone's disc may reach a card half's open side: take the
+		// clearly least inked side as open.
+		lo, second := 0, -1
+		for k := 1; k < 4; k++ {
+			if ratio[k] < ratio[lo] {
+				lo = k
+			}
+		}
+		for k := range 4 {
+			if k != lo && (second < 0 || ratio[k] < ratio[second]) {
+				second = k
+			}
+		}
+		if ratio[lo] < 0.5*ratio[second] {
+			inked, open = slices.DeleteFunc(inked, func(k int) bool { return k == lo }), lo
+		}
+	}
+	return inked, open
 }
