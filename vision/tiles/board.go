@@ -1,0 +1,234 @@
+// Package tiles reads the tile game (rulebook 002) from a camera above the
+// table: it finds the board from the four corner markers, learns every
+// field's colour, and turns what changes on the fields into observations
+// for the observed model referee/tiles.Referee.
+package tiles
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"sort"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/calibration"
+	"ligretto/referee"
+	"ligretto/referee/tiles"
+	"ligretto/vision"
+)
+
+// Errors.
+var (
+	// ErrNoMarkers means the four table markers were not found.
+	ErrNoMarkers = errors.New("vision/tiles: the four table markers were not found")
+	// ErrNoBoard means no board of 6 or 9 parts was found.
+	ErrNoBoard = errors.New("vision/tiles: no board found")
+)
+
+// Sizes in millimetres (those of render/tiles and of the printed game).
+const (
+	FieldMM = 45.0
+	partMM  = 4*FieldMM + 5
+)
+
+// pxPerMM is the top view's resolution.
+const pxPerMM = 1.0
+
+// Board is the board as found: each part's centre and angle in the top
+// view (mm), and every field's colour.
+type Board struct {
+	Cols    int
+	Parts   []Pose
+	Layout  tiles.Layout
+	W, H    int // in fields
+	colours [][]tiles.Colour
+}
+
+// Pose is a part's centre (top-view mm) and angle (radians).
+type Pose struct{ X, Y, A float64 }
+
+// Colour returns field f's colour.
+func (b *Board) Colour(f tiles.Field) tiles.Colour { return b.colours[f.Y][f.X] }
+
+// At maps a point (u, v) mm from field f's centre, in the part's axes, to
+// the top view.
+func (b *Board) At(f tiles.Field, u, v float64) (float64, float64) {
+	p := b.Parts[(f.Y/tiles.PartSize)*b.Cols+f.X/tiles.PartSize]
+	lx := (float64(f.X%tiles.PartSize)-1.5)*FieldMM + u
+	ly := (float64(f.Y%tiles.PartSize)-1.5)*FieldMM + v
+	ca, sa := math.Cos(p.A), math.Sin(p.A)
+	return p.X + ca*lx - sa*ly, p.Y + sa*lx + ca*ly
+}
+
+// topView maps camera frames onto the table plane seen from above.
+type topView struct {
+	h     calibration.Homography // image px -> top view px
+	inv   calibration.Homography
+	hm    gocv.Mat
+	size  image.Point
+	img   gocv.Mat
+	hsv   gocv.Mat
+	bytes []byte
+	hb    []byte
+}
+
+func newTopView(frame gocv.Mat) (*topView, error) {
+	pl, err := vision.FindPlane(frame, calibration.DefaultMarkerMM)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoMarkers, err)
+	}
+	h, w, hh, err := pl.TableHomography(pxPerMM)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoMarkers, err)
+	}
+	m := gocv.NewMatWithSize(3, 3, gocv.MatTypeCV64F)
+	for i, v := range h {
+		m.SetDoubleAt(i/3, i%3, v)
+	}
+	return &topView{h: h, inv: h.Inverse(), hm: m, size: image.Pt(w, hh), img: gocv.NewMat(), hsv: gocv.NewMat()}, nil
+}
+
+func (t *topView) Close() { t.hm.Close(); t.img.Close(); t.hsv.Close() }
+
+// warp rectifies frame into the top view and its HSV copy.
+func (t *topView) warp(frame gocv.Mat) error {
+	gocv.WarpPerspectiveWithParams(frame, &t.img, t.hm, t.size, gocv.InterpolationLinear, gocv.BorderReplicate, colorBlack)
+	gocv.CvtColor(t.img, &t.hsv, gocv.ColorBGRToHSV)
+	var err error
+	if t.bytes, err = t.img.DataPtrUint8(); err != nil {
+		return err
+	}
+	t.hb, err = t.hsv.DataPtrUint8()
+	return err
+}
+
+// px is the top view's pixel at (x, y) mm: B, G, R and H, S, V.
+func (t *topView) px(x, y float64) (bgr, hsv [3]uint8, ok bool) {
+	ix, iy := int(math.Round(x*pxPerMM)), int(math.Round(y*pxPerMM))
+	if ix < 0 || iy < 0 || ix >= t.size.X || iy >= t.size.Y {
+		return bgr, hsv, false
+	}
+	i := 3 * (iy*t.size.X + ix)
+	copy(bgr[:], t.bytes[i:i+3])
+	copy(hsv[:], t.hb[i:i+3])
+	return bgr, hsv, true
+}
+
+// pixel classes.
+const (
+	pxOther = iota
+	pxRed
+	pxGreen
+	pxBlue
+	pxYellow
+	pxDark
+	pxWhite
+	nClasses
+)
+
+var classColour = [...]tiles.Colour{pxRed: referee.Red, pxGreen: referee.Green, pxBlue: referee.Blue, pxYellow: referee.Yellow}
+
+func classify(hsv [3]uint8) int {
+	h, s, v := int(hsv[0]), int(hsv[1]), int(hsv[2])
+	switch {
+	case v < 70:
+		return pxDark
+	case s < 60 && v > 140:
+		return pxWhite
+	case s < 110:
+		return pxOther
+	case h < 8 || h >= 165:
+		return pxRed
+	case h >= 20 && h < 36:
+		return pxYellow
+	case h >= 45 && h < 88:
+		return pxGreen
+	case h >= 98 && h < 128:
+		return pxBlue
+	}
+	return pxOther
+}
+
+// findBoard segments the saturated board parts in the top view and fits
+// each part's square: 6 parts for 2 players, 9 for 3-4.
+func findBoard(t *topView, players int) (*Board, error) {
+	want, cols, err := tiles.PartsFor(players)
+	if err != nil {
+		return nil, err
+	}
+	mask := gocv.NewMatWithSize(t.size.Y, t.size.X, gocv.MatTypeCV8UC1)
+	defer mask.Close()
+	mb, err := mask.DataPtrUint8()
+	if err != nil {
+		return nil, err
+	}
+	for i := range mb {
+		var hsv [3]uint8
+		copy(hsv[:], t.hb[3*i:3*i+3])
+		mb[i] = 0
+		if c := classify(hsv); c >= pxRed && c <= pxYellow {
+			mb[i] = 255
+		}
+	}
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
+	defer k.Close()
+	gocv.MorphologyEx(mask, &mask, gocv.MorphClose, k)
+	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer cs.Close()
+	side := 4 * FieldMM * pxPerMM
+	var parts []Pose
+	for i := range cs.Size() {
+		c := cs.At(i)
+		r := gocv.MinAreaRect(c)
+		w, h := float64(r.Width), float64(r.Height)
+		if w < 0.85*side || w > 1.15*side || h < 0.85*side || h > 1.15*side {
+			continue
+		}
+		a := r.Angle * math.Pi / 180
+		for a > math.Pi/4 {
+			a -= math.Pi / 2
+		}
+		for a < -math.Pi/4 {
+			a += math.Pi / 2
+		}
+		parts = append(parts, Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a})
+	}
+	if len(parts) != want {
+		return nil, fmt.Errorf("%w: %d board parts seen, want %d", ErrNoBoard, len(parts), want)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].Y < parts[j].Y })
+	for r := 0; r < want; r += cols {
+		row := parts[r : r+cols]
+		sort.Slice(row, func(i, j int) bool { return row[i].X < row[j].X })
+	}
+	b := &Board{Cols: cols, Parts: parts, W: cols * tiles.PartSize, H: want / cols * tiles.PartSize}
+	b.colours = make([][]tiles.Colour, b.H)
+	for y := range b.H {
+		b.colours[y] = make([]tiles.Colour, b.W)
+		for x := range b.W {
+			f := tiles.Field{X: x, Y: y}
+			s := sampleField(t, b, f)
+			c, frac := s.colour()
+			if frac < 0.8 {
+				return nil, fmt.Errorf("%w: field %v shows no one colour", ErrNoBoard, f)
+			}
+			b.colours[y][x] = c
+		}
+	}
+	b.Layout.Cols = cols
+	for p := range want {
+		var part tiles.Part
+		for fy := range tiles.PartSize {
+			for fx := range tiles.PartSize {
+				part[fy][fx] = b.colours[(p/cols)*tiles.PartSize+fy][(p%cols)*tiles.PartSize+fx]
+			}
+		}
+		b.Layout.Parts = append(b.Layout.Parts, part)
+	}
+	return b, nil
+}
+
+var colorBlack = color.RGBA{}
