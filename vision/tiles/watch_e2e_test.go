@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -48,7 +49,11 @@ func TestTilesVision_ReadsARenderedRound(t *testing.T) {
 			fs = []tiles.Field{fs[1], fs[0]}
 			cs = []tiles.Colour{cs[1], cs[0]}
 		}
-		return lay{player, fmt.Sprint(fs), fmt.Sprint(cs)}
+		names := make([]string, len(cs))
+		for i, c := range cs {
+			names[i] = c.String()
+		}
+		return lay{player, fmt.Sprint(fs), strings.Join(names, " ")}
 	}
 	for _, e := range events {
 		switch e.Kind {
