@@ -1,0 +1,187 @@
+package tiles
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"ligretto/referee/tiles"
+)
+
+// maxCalls is how many of the latest calls the loop keeps to draw.
+const maxCalls = 5
+
+// piece is a card or joker of this round as the referee judged it.
+type piece struct {
+	player string
+	fields []tiles.Field
+	status tiles.Status
+}
+
+// apply passes the watcher's observations to the referee, and what they
+// imply that a camera cannot see. A card is held until the stone that
+// moves next, which names the stone it was laid at (the referee would
+// guess it from the card's place, and a relocated blocked stone, T3b,
+// fools that guess), or until anything else is seen, or StopWaitMS. A
+// card that was its player's last is followed by their stop (T5a), the
+// cards left and the round's end; a round not scored when the next board
+// appears ends as nobody able to lay (T6a).
+func (l *Loop) apply(obs []tiles.Observation) {
+	for _, o := range obs {
+		if o.Kind == tiles.ObsStone && l.held != nil {
+			h := *l.held
+			l.held = nil
+			if h.Stone == 0 {
+				h.Stone = o.Stone
+			}
+			l.lay(h, &o)
+			continue
+		}
+		l.flushHeld()
+		switch o.Kind {
+		case tiles.ObsMatch:
+			m := o
+			l.match = &m
+		case tiles.ObsRound:
+			l.endRound(o.TimeMS, "the next board is on the table")
+			if l.match != nil && l.ref.State().Phase == tiles.PhaseOver {
+				// The agreed rounds are played (T6b) and the table deals
+				// again: the next match, same players and settings.
+				next := *l.match
+				next.TimeMS = o.TimeMS
+				l.log.Info("the match is over and the table deals again: a new match begins")
+				_, _ = l.send(next) // a refusal is reported and logged by send
+			}
+			l.pieces = nil
+		case tiles.ObsLay:
+			h := o
+			l.held, l.heldSince = &h, o.TimeMS
+			continue
+		}
+		v, err := l.send(o)
+		if o.Kind == tiles.ObsJoker && err == nil {
+			l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status})
+		}
+	}
+}
+
+// lay applies a held card and the stone move that came with it (nil:
+// none), then calls the stop if it was the player's last card.
+func (l *Loop) lay(o tiles.Observation, stone *tiles.Observation) {
+	v, err := l.send(o)
+	if err == nil {
+		l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status})
+	}
+	if stone != nil {
+		_, _ = l.send(*stone) // a refusal is reported and logged by send
+	}
+	if err == nil && v.Status != tiles.StatusLate {
+		l.checkFinished(o, max(o.TimeMS, l.now))
+	}
+}
+
+// flushHeld applies the held card without a stone.
+func (l *Loop) flushHeld() {
+	if l.held != nil {
+		h := *l.held
+		l.held = nil
+		l.lay(h, nil)
+	}
+}
+
+// send gives one observation to the referee and reports the answer.
+func (l *Loop) send(o tiles.Observation) (tiles.Verdict, error) {
+	v, err := l.ref.Apply(o)
+	if err != nil {
+		l.log.Warn("observation refused", slog.String("kind", string(o.Kind)), slog.Int64("t_ms", o.TimeMS),
+			slog.String("player", o.Player), slog.Any("err", err))
+		l.call(fmt.Sprintf("%s refused: %v", o.Kind, err))
+	} else {
+		l.log.Debug("verdict", slog.String("kind", string(o.Kind)), slog.Int64("t_ms", o.TimeMS),
+			slog.String("status", string(v.Status)), slog.String("rule", string(v.Rule)), slog.String("reason", v.Reason))
+		if o.Kind != tiles.ObsCardsLeft {
+			l.call(callText(v))
+		}
+	}
+	if l.cfg.OnVerdict != nil {
+		l.cfg.OnVerdict(Verdict{Obs: o, Verdict: v, Err: err})
+	}
+	return v, err
+}
+
+func callText(v tiles.Verdict) string {
+	s := string(v.Status)
+	if v.Rule != "" {
+		s += " " + string(v.Rule)
+	}
+	return s + ": " + v.Reason
+}
+
+func (l *Loop) call(s string) {
+	l.calls = append(l.calls, s)
+	if len(l.calls) > maxCalls {
+		l.calls = l.calls[len(l.calls)-maxCalls:]
+	}
+}
+
+// checkFinished calls the stop for a player whose laid cards reached
+// their cards in play: they have nothing left to lay (T5a). Then it
+// scores the round.
+func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
+	st := l.ref.State()
+	if st.Phase != tiles.PhasePlaying || st.Match == nil {
+		return
+	}
+	if laid, in := st.Laid[o.Player], st.Match.InPlay(o.Player); laid < in {
+		return
+	}
+	if _, err := l.send(tiles.Observation{Kind: tiles.ObsStop, TimeMS: tMS, Player: o.Player, By: "loop"}); err != nil {
+		return
+	}
+	l.count(tMS)
+}
+
+// tick applies a card held long enough without its stone.
+func (l *Loop) tick(tMS int64) {
+	l.now = max(l.now, tMS)
+	if l.held != nil && tMS-l.heldSince >= StopWaitMS {
+		l.flushHeld()
+	}
+}
+
+// endRound ends a round the camera saw no end of: nobody was seen to lay
+// their last card, so nobody could lay (T6a). If in truth someone did and
+// the camera missed some of their cards, this is wrong; it is logged as
+// unsure with what each player was seen to lay.
+func (l *Loop) endRound(tMS int64, why string) {
+	st := l.ref.State()
+	switch st.Phase {
+	case tiles.PhasePlaying:
+		var seen []string
+		for _, n := range st.Match.Players {
+			seen = append(seen, fmt.Sprintf("%s %d of %d", n, st.Laid[n], st.Match.InPlay(n)))
+		}
+		l.noteUnsure(fmt.Sprintf("%d ms: round %d ended (%s) with nobody seen to lay all their cards (%s): taken as nobody able to lay (T6a)",
+			tMS, st.Round, why, strings.Join(seen, ", ")))
+		if _, err := l.send(tiles.Observation{Kind: tiles.ObsNoPlay, TimeMS: tMS, By: "loop"}); err != nil {
+			return
+		}
+		l.count(tMS)
+	case tiles.PhaseCounting:
+		l.count(tMS)
+	}
+}
+
+// count reports every player's cards left as the board says (in play
+// less laid) and scores the round.
+func (l *Loop) count(tMS int64) {
+	st := l.ref.State()
+	if st.Phase != tiles.PhaseCounting || st.Match == nil {
+		return
+	}
+	for _, n := range st.Match.Players {
+		left := max(0, st.Match.InPlay(n)-st.Laid[n])
+		_, _ = l.send(tiles.Observation{Kind: tiles.ObsCardsLeft, TimeMS: tMS, Player: n, Count: left, By: "loop"})
+	}
+	_, _ = l.send(tiles.Observation{Kind: tiles.ObsRoundEnd, TimeMS: tMS, By: "loop"})
+}
