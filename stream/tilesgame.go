@@ -232,7 +232,7 @@ func (g *TilesGame) State() GameState {
 	table := g.ref.Table()
 	for _, name := range m.Players {
 		tp := TilesPlayer{Name: name, Frame: m.Frames[name], Laid: st.Laid[name], Faults: st.Faults[name], Total: m.Totals[name],
-			Board: m.Boards[name], InPlay: tiles.CardsPerPlayer - m.Boards[name]}
+			Board: m.Boards[name], InPlay: m.InPlay(name)}
 		pv := PlayerView{Name: name, Back: string(m.Frames[name]), Total: m.Totals[name]}
 		if table != nil {
 			tp.Jokers = table.JokersLaid(name)
@@ -277,7 +277,7 @@ func livePoints(st tiles.State, m *tiles.MatchResult) map[string]int {
 	for _, n := range m.Players {
 		left, ok := st.Left[n]
 		if !ok {
-			left = max(0, tiles.CardsPerPlayer-m.Boards[n]-st.Laid[n])
+			left = max(0, m.InPlay(n)-st.Laid[n])
 		}
 		tallies[n] = tiles.Tally{Laid: st.Laid[n], CardsLeft: left, Fault: len(st.Faults[n]) > 0}
 	}
