@@ -52,9 +52,9 @@ func (v *imageView) quad(b *vtiles.Board, f tiles.Field, inset float64) []image.
 var (
 	white  = color.RGBA{255, 255, 255, 0}
 	green  = color.RGBA{40, 220, 40, 0}
-	red    = color.RGBA{30, 30, 255, 0} // BGR order: the Mats are BGR
+	red    = color.RGBA{255, 30, 30, 0} // gocv turns RGBA into the Mats' BGR
 	grey   = color.RGBA{160, 160, 160, 0}
-	yellow = color.RGBA{0, 220, 255, 0}
+	yellow = color.RGBA{255, 220, 0, 0}
 )
 
 // annotate draws the board as read (each part's outline, this round's

@@ -3,6 +3,7 @@ package tiles
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"ligretto/referee/tiles"
@@ -19,25 +20,43 @@ type piece struct {
 }
 
 // apply passes the watcher's observations to the referee, and what they
-// imply that a camera cannot see. A card is held until the stone that
-// moves next, which names the stone it was laid at (the referee would
-// guess it from the card's place, and a relocated blocked stone, T3b,
-// fools that guess), or until anything else is seen, or StopWaitMS. A
-// card that was its player's last is followed by their stop (T5a), the
-// cards left and the round's end; a round not scored when the next board
+// imply that a camera cannot see. Cards are held until the stone that
+// moves onto them (T3a: a stone always moves onto the new card), which
+// names the stone a card was laid at (the referee would guess it from the
+// card's place, and a relocated blocked stone, T3b, fools the guess); a
+// stone seen moving onto no held card belongs to a card given already and
+// goes first. A card whose stone does not come within StopWaitMS, or that
+// is followed by anything but cards and stones, goes without it. A card
+// that was its player's last is followed by their stop (T5a), the cards
+// left and the round's end; a round not scored when the next board
 // appears ends as nobody able to lay (T6a).
 func (l *Loop) apply(obs []tiles.Observation) {
 	for _, o := range obs {
-		if o.Kind == tiles.ObsStone && l.held != nil {
-			h := *l.held
-			l.held = nil
-			if h.Stone == 0 {
-				h.Stone = o.Stone
-			}
-			l.lay(h, &o)
+		switch o.Kind {
+		case tiles.ObsLay:
+			l.held = append(l.held, held{obs: o, since: max(o.TimeMS, l.now)})
 			continue
+		case tiles.ObsStone:
+			if o.Stone >= 1 && o.Stone <= tiles.Stones && len(o.Fields) == 1 {
+				a := l.assumed[o.Stone-1]
+				l.assumed[o.Stone-1] = nil
+				if a != nil && *a == o.Fields[0] {
+					continue // the move the loop assumed, seen late
+				}
+			}
+			if i := l.heldUnder(o); i >= 0 {
+				l.flushHeld(i)
+				h := l.held[0].obs
+				l.held = l.held[1:]
+				if h.Stone == 0 {
+					h.Stone = o.Stone
+				}
+				l.lay(h, &o)
+				continue
+			}
+		default:
+			l.flushHeld(len(l.held))
 		}
-		l.flushHeld()
 		switch o.Kind {
 		case tiles.ObsMatch:
 			m := o
@@ -52,11 +71,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				l.log.Info("the match is over and the table deals again: a new match begins")
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
-			l.pieces = nil
-		case tiles.ObsLay:
-			h := o
-			l.held, l.heldSince = &h, o.TimeMS
-			continue
+			l.pieces, l.assumed = nil, [tiles.Stones]*tiles.Field{}
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {
@@ -65,12 +80,35 @@ func (l *Loop) apply(obs []tiles.Observation) {
 	}
 }
 
+// held is a card waiting for its stone, and when it was seen.
+type held struct {
+	obs   tiles.Observation
+	since int64
+}
+
+// heldUnder is the first held card the stone moved onto, or -1.
+func (l *Loop) heldUnder(stone tiles.Observation) int {
+	if len(stone.Fields) != 1 {
+		return -1
+	}
+	for i, h := range l.held {
+		if slices.Contains(h.obs.Fields, stone.Fields[0]) {
+			return i
+		}
+	}
+	return -1
+}
+
 // lay applies a held card and the stone move that came with it (nil:
 // none), then calls the stop if it was the player's last card.
 func (l *Loop) lay(o tiles.Observation, stone *tiles.Observation) {
+	before := l.ref.State().Stones
 	v, err := l.send(o)
 	if err == nil {
 		l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status})
+	}
+	if stone == nil && err == nil && v.Status != tiles.StatusLate && v.Stone > 0 && v.Stone <= tiles.Stones {
+		stone = l.assumeStone(o, v, before[v.Stone-1].At)
 	}
 	if stone != nil {
 		_, _ = l.send(*stone) // a refusal is reported and logged by send
@@ -80,11 +118,40 @@ func (l *Loop) lay(o tiles.Observation, stone *tiles.Observation) {
 	}
 }
 
-// flushHeld applies the held card without a stone.
-func (l *Loop) flushHeld() {
-	if l.held != nil {
-		h := *l.held
-		l.held = nil
+// assumeStone is the move a card's stone makes by the rules when the
+// camera did not see it (a stone on a card's half is hard to see): onto
+// the card's field away from where it stood (T3a), or its first field
+// for a relocation (T3b). Without it, every later card at that stone
+// would be judged against a stone that is no longer there, and called
+// wrong; assuming the legal move can only miss a wrong one (T3a), which
+// the loop says is unsure.
+func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Field) *tiles.Observation {
+	to := o.Fields[0]
+	if v.Rule != tiles.T3b {
+		for _, f := range o.Fields {
+			if d := abs(f.X-from.X) + abs(f.Y-from.Y); d > 1 {
+				to = f
+			}
+		}
+	}
+	l.assumed[v.Stone-1] = &to
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d's move onto %s's card at %v not seen: taken onto %v (T3a)", o.TimeMS, v.Stone, o.Player, o.Fields, to))
+	return &tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(o.TimeMS, l.now), Stone: v.Stone, Fields: []tiles.Field{to}, By: "loop"}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// flushHeld applies the first n held cards, in the order seen, without
+// their stones.
+func (l *Loop) flushHeld(n int) {
+	for range n {
+		h := l.held[0].obs
+		l.held = l.held[1:]
 		l.lay(h, nil)
 	}
 }
@@ -141,12 +208,14 @@ func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
 	l.count(tMS)
 }
 
-// tick applies a card held long enough without its stone.
+// tick applies the cards held long enough without their stones.
 func (l *Loop) tick(tMS int64) {
 	l.now = max(l.now, tMS)
-	if l.held != nil && tMS-l.heldSince >= StopWaitMS {
-		l.flushHeld()
+	n := 0
+	for n < len(l.held) && tMS-l.held[n].since >= StopWaitMS {
+		n++
 	}
+	l.flushHeld(n)
 }
 
 // endRound ends a round the camera saw no end of: nobody was seen to lay

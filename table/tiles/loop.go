@@ -67,9 +67,9 @@ type Loop struct {
 	log   *slog.Logger
 	watch *vtiles.Watcher
 	match *tiles.Observation // the match opened, for the next one
-	held  *tiles.Observation // a card waiting for its stone's move
-	// heldSince is when the held card was seen.
-	heldSince int64
+	held  []held // cards waiting for their stones' moves, in the order seen
+	// assumed are the stones' moves the loop assumed, not yet seen.
+	assumed [tiles.Stones]*tiles.Field
 	seq   uint64
 	// seenUnsure counts the watcher's Unsure lines already logged.
 	seenUnsure int
@@ -119,7 +119,7 @@ func (l *Loop) Run(ctx context.Context, src table.Source) error {
 		}
 		shot, err := src.Next(&frame)
 		if errors.Is(err, io.EOF) {
-			l.flushHeld()
+			l.flushHeld(len(l.held))
 			return nil
 		}
 		if err != nil {
@@ -175,12 +175,12 @@ func (l *Loop) newTable() {
 	if ph := l.ref.State().Phase; ph == tiles.PhasePlaying || ph == tiles.PhaseCounting {
 		l.log.Warn("the table changed in the middle of a round; that round is not scored", slog.String("phase", string(ph)))
 	}
-	l.held = nil
+	l.held = nil // the old table's cards
 	l.watch.Close()
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0
 	l.view = nil
-	l.pieces = nil
+	l.pieces, l.assumed = nil, [tiles.Stones]*tiles.Field{}
 }
 
 // takeUnsure logs the watcher's new unsure readings.
