@@ -33,13 +33,12 @@ const tilesServeSeed = "3"
 
 // The records this test must not fall below, on that round (27 cards, no
 // wrong plays): cards read by the camera, and legal cards called wrong.
-// The target is every card read and none called wrong; today the watcher
-// reports the first stones' moves only, so the referee keeps later stones
-// where they stood and calls the cards laid beside their new places T2b,
-// T2c or T2d.
+// The target is every card read and none called wrong; today one legal
+// card is called T2d (its stone's place was assumed, not seen), and the
+// finisher's last cards are not all read, so the round is not scored.
 const (
 	tilesRecordReadPct = 70
-	tilesRecordWrong   = 12
+	tilesRecordWrong   = 1
 )
 
 // TestTilesServe_VideoRefereedAndWatched: `ligretto tiles simulate
