@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -8,7 +9,9 @@ import (
 
 	"ligretto/referee/tiles"
 	"ligretto/stream"
+	"ligretto/table"
 	ttable "ligretto/table/tiles"
+	"ligretto/table/tilesdemo"
 )
 
 // The games serve referees.
@@ -18,8 +21,8 @@ const (
 )
 
 // checkGame reports the flags that do not go with --game: the tile game
-// has no demo yet, no calibration file and no card networks (its camera
-// reads the board's colours and the cards' frames), and 2 to 4 players.
+// has no calibration file and no card networks (its camera reads the
+// board's colours and the cards' frames), and 2 to 4 players.
 func (o *serveOptions) checkGame(stderr io.Writer) error {
 	switch o.game {
 	case gameClassic:
@@ -43,9 +46,6 @@ func (o *serveOptions) checkGame(stderr io.Writer) error {
 	case len(classic) > 0:
 		fmt.Fprintf(stderr, "ligretto serve: %s: classic Ligretto's only; the tile game's camera needs neither a calibration file nor the card networks\n", strings.Join(classic, ", "))
 		return errUsage
-	case o.source == "demo":
-		fmt.Fprintln(stderr, "ligretto serve: --game tiles has no demo yet: give --source VIDEO, a camera, a folder or phone (ligretto tiles simulate --render makes a video)")
-		return errUsage
 	case o.players < 2 || o.players > 4:
 		fmt.Fprintf(stderr, "ligretto serve: --players %d: the tile game is for 2 to 4 (T1)\n", o.players)
 		return errUsage
@@ -57,10 +57,11 @@ func (o *serveOptions) checkGame(stderr io.Writer) error {
 }
 
 // runServeTiles is `serve --game tiles`: the tile game (rulebook 002) on
-// a camera, a video, a folder or a phone, read by table/tiles' loop and
-// decided by the tile referee, streamed as the classic game is. The
-// players are the simulator's for --players: P1.. with the frames plain,
-// double, dashed, dotted in seat order.
+// a camera, a video, a folder, a phone or the demo (simulated matches
+// rendered live), read by table/tiles' loop and decided by the tile
+// referee, streamed as the classic game is. The players are the
+// simulator's for --players: P1.. with the frames plain, double, dashed,
+// dotted in seat order.
 func runServeTiles(o serveOptions, log *slog.Logger, stdout, stderr io.Writer) error {
 	var refOpts []tiles.Option
 	lf, err := createLog(o.logPath)
@@ -80,7 +81,7 @@ func runServeTiles(o serveOptions, log *slog.Logger, stdout, stderr io.Writer) e
 
 	players := tiles.DefaultPlayers(o.players)
 	game := stream.NewTilesGame(tiles.New(refOpts...), players)
-	src, phone, err := openServeSource(ctx, o, log)
+	src, phone, err := openTilesSource(ctx, o, log)
 	if err != nil {
 		return err
 	}
@@ -98,4 +99,19 @@ func runServeTiles(o serveOptions, log *slog.Logger, stdout, stderr io.Writer) e
 	}
 	defer loop.Close()
 	return serveTable(ctx, cancel, o, cfg, room, servedTable{game: game, run: loop.Run, src: src, phone: phone, feed: feed}, log, stdout)
+}
+
+// openTilesSource opens the tile table: the tile demo, or what
+// openServeSource opens.
+func openTilesSource(ctx context.Context, o serveOptions, log *slog.Logger) (table.Source, *table.Phone, error) {
+	if o.source != "demo" {
+		return openServeSource(ctx, o, log)
+	}
+	cfg := tilesdemo.DefaultConfig()
+	cfg.Players, cfg.Rounds, cfg.Log = o.players, o.rounds, log
+	d, err := tilesdemo.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return table.Paced(d, o.speed), nil, nil
 }

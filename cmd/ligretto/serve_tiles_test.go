@@ -7,8 +7,8 @@ import (
 )
 
 // TestServe_TilesBadArguments: --game takes classic or tiles; with tiles
-// the classic flags (a calibration file, the card networks), the demo and
-// more than 4 players are usage errors (T1: 2 to 4), and --rounds is the
+// the classic flags (a calibration file, the card networks) and more
+// than 4 players are usage errors (T1: 2 to 4), and --rounds is the
 // tile game's only. A source that cannot be opened fails as with classic.
 func TestServe_TilesBadArguments(t *testing.T) {
 	video := filepath.Join(t.TempDir(), "v.mkv")
@@ -18,7 +18,7 @@ func TestServe_TilesBadArguments(t *testing.T) {
 		says string
 	}{
 		{[]string{"serve", "--game", "chess"}, 2, `--game "chess": want classic or tiles`},
-		{[]string{"serve", "--game", "tiles"}, 2, "--game tiles has no demo yet"},
+		{[]string{"serve", "--game", "tiles", "--calibration", "c.json"}, 2, "--calibration: classic Ligretto's only"},
 		{[]string{"serve", "--game", "tiles", "--source", video, "--calibration", "c.json"}, 2, "--calibration: classic Ligretto's only"},
 		{[]string{"serve", "--game", "tiles", "--source", video, "--weights", "w.bin", "--second", "none"}, 2, "--weights, --second: classic Ligretto's only"},
 		{[]string{"serve", "--game", "tiles", "--source", video, "--players", "5"}, 2, "--players 5: the tile game is for 2 to 4 (T1)"},
