@@ -223,3 +223,67 @@ func TestTilesServe_VideoRefereedAndWatched(t *testing.T) {
 		}
 	}
 }
+
+// TestTilesServe_Demo: `serve --game tiles --source demo --players 2`
+// (5 times faster than the table) opens the demo's match, its camera
+// finds the board and the round begins, and cards are judged: the state
+// shows the tile game with cards laid and calls with their rules.
+func TestTilesServe_Demo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { serveContext = old }()
+	const token = "tiles-demo-operator-token"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "--game", "tiles", "--source", "demo", "--players", "2", "--speed", "5", "--addr", "127.0.0.1:0",
+			"--udp-port", "0", "--token-file", tokenFile}, &out, &errs)
+	}()
+	base := servedAddress(t, &out)
+	var st stream.GameState
+	laid := func() int {
+		n := 0
+		if st.Tiles != nil {
+			for _, p := range st.Tiles.Players {
+				n += p.Laid
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(3 * time.Minute); st.Round < 1 || laid() < 3; time.Sleep(250 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo's round did not get going: round %d, %d cards laid\n%s", st.Round, laid(), errs.String())
+		}
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/state", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(res.Body).Decode(&st)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ruled := 0
+	for _, f := range st.Feed {
+		if f.Rule != "" {
+			ruled++
+		}
+	}
+	t.Logf("round %d, phase %s, %d cards laid, %d calls (%d with a rule)", st.Round, st.Phase, laid(), len(st.Feed), ruled)
+	if st.Game != stream.GameTiles || ruled == 0 || !strings.Contains(errs.String(), "tile demo match begins") {
+		t.Fatalf("game %q, %d calls with a rule", st.Game, ruled)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve: exit %d:\n%s", code, errs.String())
+	}
+}
