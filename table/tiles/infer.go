@@ -51,6 +51,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				if h.Stone == 0 {
 					h.Stone = o.Stone
 				}
+				l.checkStale(h, o.Stone)
 				l.lay(h, &o)
 				continue
 			}
@@ -84,6 +85,27 @@ func (l *Loop) apply(obs []tiles.Observation) {
 type held struct {
 	obs   tiles.Observation
 	since int64
+}
+
+// checkStale notes when the stone that moved onto a card does not
+// stand beside it as the referee has it: a card laid at that stone
+// before was missed, and the call on this card may be wrong.
+func (l *Loop) checkStale(card tiles.Observation, stone int) {
+	if stone < 1 || stone > tiles.Stones {
+		return
+	}
+	sv := l.ref.State().Stones[stone-1]
+	if sv.Owed != "" {
+		return // blocked: it goes onto a card laid anywhere (T3b)
+	}
+	at := sv.At
+	for _, f := range card.Fields {
+		if abs(f.X-at.X)+abs(f.Y-at.Y) <= 1 {
+			return
+		}
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved onto %s's card at %v but stands on %v as the referee has it: a card laid at it was probably not seen, and this card's call may be wrong",
+		card.TimeMS, stone, card.Player, card.Fields, at))
 }
 
 // heldUnder is the first held card the stone moved onto, or -1.

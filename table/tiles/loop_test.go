@@ -214,3 +214,63 @@ func TestLoop_ConfigRefusesBadPlayers_T1(t *testing.T) {
 		t.Errorf("no referee: error %v, want ErrConfig", err)
 	}
 }
+
+// TestLoop_T5a_NothingCountsAfterTheLastCard: a card seen after a
+// player's last card (here one more of the other player's, half a second
+// later, before the last card's stone was seen) does not count: the stop
+// goes first, the round is scored as the simulator did, and the late card
+// is refused between rounds. No stone's move is seen in this round at all:
+// the loop assumes each legal one (T3a), and nothing is called wrong.
+func TestLoop_T5a_NothingCountsAfterTheLastCard(t *testing.T) {
+	var events []tilesim.Event
+	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 3, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := tiles.New()
+	var vs []Verdict
+	l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var stop tilesim.Event
+	for _, e := range events {
+		if e.Kind == tilesim.EvStop {
+			stop = e
+			break
+		}
+		l.tick(e.TimeMS)
+		obs := seen(e)
+		if e.Kind == tilesim.EvLay && len(obs) == 2 {
+			obs = obs[:1] // the last card's stone is not seen at all
+		}
+		l.apply(obs)
+	}
+	other := "P1"
+	if stop.Player == "P1" {
+		other = "P2"
+	}
+	late := tiles.Observation{Kind: tiles.ObsLay, TimeMS: stop.TimeMS + 500, Player: other,
+		Fields: []tiles.Field{{X: 0, Y: 0}, {X: 1, Y: 0}}, Colours: []tiles.Colour{tiles.Colour(1), tiles.Colour(2)}, By: "camera"}
+	l.tick(late.TimeMS)
+	l.apply([]tiles.Observation{late})
+	l.tick(late.TimeMS + StopWaitMS)
+	m := ref.Match()
+	if len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+		t.Fatalf("scored %+v, want %+v", m.Rounds, res.Rounds)
+	}
+	for _, v := range vs {
+		if v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("called wrong: %s", v.Verdict.Reason)
+		}
+	}
+	last := vs[len(vs)-1]
+	if last.Obs.TimeMS != late.TimeMS || last.Obs.Kind != tiles.ObsLay || !errors.Is(last.Err, tiles.ErrPhase) {
+		t.Fatalf("the late card: %+v, want refused between rounds", last)
+	}
+}
+
+func sameScores(a, b tiles.RoundResult) bool {
+	return name(a.StoppedBy) == name(b.StoppedBy) && a.Deadlock == b.Deadlock && maps.Equal(a.Players, b.Players)
+}
