@@ -158,7 +158,9 @@ func TestBrowser_TilesScoreboard(t *testing.T) {
 		}
 	}
 	evalUntil(t, ctx, "the calls' rules", `[...document.querySelectorAll('#feed li .rule')].map(e => e.textContent).join(',')`,
-		5*time.Second, func(s string) bool { return strings.HasPrefix(strings.Join(feedRules, ","), s) && strings.Contains(s, "T5a") })
+		5*time.Second, func(s string) bool {
+			return strings.HasPrefix(strings.Join(feedRules, ","), s) && strings.Contains(s, "T5a")
+		})
 	screenshot(t, ctx, "spectator-tiles.png")
 
 	// The round scored: the totals are the simulator's.
