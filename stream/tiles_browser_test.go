@@ -208,3 +208,44 @@ func TestBrowser_TilesScoreboard(t *testing.T) {
 		t.Fatalf("the tile overlay draws %d pixels outside its panels %+v, %d opaque inside", outside, stack, opaque)
 	}
 }
+
+// TestBrowser_TilesConsole: with the tile game the console offers what
+// the tile game has: a stop by a named player, and "Nobody can lay",
+// which ends the round (T6a); no pile correction, and no start of a round
+// (the camera begins them).
+func TestBrowser_TilesConsole(t *testing.T) {
+	events, _ := tilesMatch(t)
+	g := NewTilesGame(tiles.New(), nil)
+	s, err := New(testConfig(), newTestSource(320, 240, 25), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServerWith(t, s)
+	firstLay := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvLay })
+	feedTiles(t, g, events[:firstLay+1])
+	ctx := browser(t)
+	for _, a := range []chromedp.Action[chromedp.Void]{chromedp.Navigate(ts.URL + "/console"),
+		chromedp.SendKeys(chromedp.ID("token"), testToken), chromedp.Click(chromedp.CSS("#login-form button"))} {
+		if _, err := chromedp.Run(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evalUntil(t, ctx, "the desk", `!document.getElementById('desk').hidden`, 10*time.Second, func(b bool) bool { return b })
+	got := evalUntil(t, ctx, "the tile controls", `[[...document.querySelectorAll('#stop-player option')].map(o => o.value).join(','),
+		!document.getElementById('noplay-row').hidden, document.getElementById('noplay').disabled, document.getElementById('override').hidden,
+		document.getElementById('start-round').disabled].join('|')`, 10*time.Second, func(s string) bool { return strings.HasPrefix(s, "P1,P2,P3") })
+	if got != "P1,P2,P3|true|false|true|true" {
+		t.Fatalf("the console shows %q", got)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.ID("noplay"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the round's end", func() bool { st := g.State(); return st.Phase == "counting" && st.Deadlock })
+	evalUntil(t, ctx, "the activity log", `document.querySelector('#log li .reason').textContent`, 10*time.Second,
+		func(s string) bool { return s == "Nobody can lay: the round ends" })
+	evalUntil(t, ctx, "no second call", `document.getElementById('noplay').disabled`, 10*time.Second, func(b bool) bool { return b })
+	if last := g.State().Feed; last[len(last)-1].Rule != "T6a" || last[len(last)-1].By != "operator" {
+		t.Fatalf("the call %+v", last[len(last)-1])
+	}
+	screenshot(t, ctx, "console-tiles.png")
+}
