@@ -68,9 +68,9 @@ type sampler struct {
 
 // fieldPoints are one field's sample points.
 type fieldPoints struct {
-	inner [4][]int32 // the inner square, every 2 mm, by quarters
-	band  [4][]int32 // each side's frame band (0 up, 1 right, 2 down, 3 left)
-	ring  [4][]int32 // the quarters of the ring round a stone (0 top-left, then clockwise)
+	inner [4][]int32      // the inner square, every 2 mm, by quarters
+	band  [4][]int32      // each side's frame band (0 up, 1 right, 2 down, 3 left)
+	ring  [4][]int32      // the quarters of the ring round a stone (0 top-left, then clockwise)
 	alt   [4]*fieldPoints // on a side towards another part: where a card half over the gap lies
 }
 

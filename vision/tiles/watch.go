@@ -237,7 +237,9 @@ func sideTo(f, g tiles.Field) int8 {
 	return -1
 }
 
-func (w *Watcher) on(f tiles.Field) bool { return f.X >= 0 && f.Y >= 0 && f.X < w.board.W && f.Y < w.board.H }
+func (w *Watcher) on(f tiles.Field) bool {
+	return f.X >= 0 && f.Y >= 0 && f.X < w.board.W && f.Y < w.board.H
+}
 
 func (w *Watcher) believed(f tiles.Field) look { return w.fields[f.Y][f.X].believed }
 
