@@ -39,9 +39,7 @@ type Config struct {
 }
 
 // DefaultConfig is 2 players from seed 3, bots erring 3%, 15 frames a
-// second. Seed 3's first board is one vision/tiles finds; on most others
-// (seeds 1-4 with 2, 3, 4 players: 1 of 12) it does not yet, and a match
-// whose board is not found is not refereed.
+// second.
 func DefaultConfig() Config {
 	return Config{Players: 2, Seed: 3, Errors: 0.03, FPS: 15, Scene: scene.DefaultConfig()}
 }

@@ -75,11 +75,19 @@ func TestSource_MatchesFollowOneAnother(t *testing.T) {
 	}
 }
 
-// TestSource_DefaultBoardIsRead: the default demo's first board is one
-// the tile camera finds, with the four stones, once the preamble is over:
-// the match and its first round begin.
-func TestSource_DefaultBoardIsRead(t *testing.T) {
-	cfg := DefaultConfig()
+// TestSource_BoardIsRead: the demo's first board, with 2 players and
+// with 4 (T1: 6 and 9 parts), is one the tile camera finds with the four
+// stones once the preamble is over: the match and its first round begin.
+func TestSource_BoardIsRead(t *testing.T) {
+	for _, players := range []int{2, 4} {
+		cfg := DefaultConfig()
+		cfg.Players = players
+		boardRead(t, cfg)
+	}
+}
+
+func boardRead(t *testing.T, cfg Config) {
+	t.Helper()
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +109,7 @@ func TestSource_DefaultBoardIsRead(t *testing.T) {
 		}
 	}
 	if len(kinds) != 2 || kinds[0] != tiles.ObsMatch || kinds[1] != tiles.ObsRound {
-		t.Fatalf("the camera saw %v in the first 5 s, want the match and its round", kinds)
+		t.Fatalf("%d players: the camera saw %v in the first 5 s, want the match and its round", cfg.Players, kinds)
 	}
 }
 
