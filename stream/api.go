@@ -121,6 +121,16 @@ func (s *Server) apiRoutes() http.Handler {
 		}
 		return s.game.Stop(req.Player)
 	}))
+	mux.HandleFunc("POST /api/noplay", s.action(func(r *http.Request) error {
+		if err := decodeJSON(r, &struct{}{}, true); err != nil {
+			return err
+		}
+		np, ok := s.game.(NoPlayer)
+		if !ok {
+			return fmt.Errorf("%w: this game has no call for a round nobody can play on", ErrUnsupported)
+		}
+		return np.NoPlay()
+	}))
 	mux.HandleFunc("POST /api/override", s.action(func(r *http.Request) error {
 		var req struct {
 			Pile int     `json:"pile"`

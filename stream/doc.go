@@ -32,7 +32,8 @@
 // The package knows the rest of the system through two small interfaces:
 // a FrameSource delivers annotated pictures, and a Controller is the game
 // that the console drives and whose State viewers see. RefereeGame is a
-// Controller over the observed referee.
+// Controller over the observed referee; TilesGame over the tile game's
+// (rulebook 002), whose state says "game": "tiles" and carries "tiles".
 //
 // Routes:
 //

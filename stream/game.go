@@ -38,6 +38,13 @@ type Controller interface {
 	EnrolBack(player, back string) error
 }
 
+// NoPlayer is optionally implemented by a Controller whose game can end a
+// round because nobody can play (the tile game, T6a): POST /api/noplay.
+// Without it that route answers 501.
+type NoPlayer interface {
+	NoPlay() error
+}
+
 // Previewer is optionally implemented by a Controller that has its own
 // calibration preview (the rectified table with zones drawn). Without it
 // the console shows the newest source frame.
@@ -55,7 +62,10 @@ type MatchSetup struct {
 // GameState is what viewers receive on the DataChannel and what
 // GET /api/state returns. Its JSON shape is the page's contract.
 type GameState struct {
-	Version uint64             `json:"version"` // increases with every change
+	Version uint64 `json:"version"` // increases with every change
+	// Game is "tiles" for the tile game (rulebook 002, TilesGame); absent
+	// for classic Ligretto, whose JSON is as it always was.
+	Game    string             `json:"game,omitempty"`
 	Phase   referee.Phase      `json:"phase"`
 	Round   int                `json:"round"`
 	Players []PlayerView       `json:"players"` // seat order
@@ -71,6 +81,8 @@ type GameState struct {
 	Match MatchView  `json:"match"`
 	// Roster is who will play the next match, with their enrolled backs.
 	Roster []referee.Player `json:"roster"`
+	// Tiles is the tile game's table; only with Game "tiles".
+	Tiles *TilesView `json:"tiles,omitempty"`
 }
 
 // PlayerView is one player on the scoreboard.
@@ -97,6 +109,9 @@ type FeedItem struct {
 	Rule   referee.Rule   `json:"rule,omitempty"`
 	Reason string         `json:"reason"`
 	Pile   int            `json:"pile,omitempty"`
+	// Player is whose play was judged (the tile game says so; classic
+	// names the player in the reason).
+	Player string `json:"player,omitempty"`
 }
 
 // MatchView is the match's progress.

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,6 +30,7 @@ import (
 	"ligretto/model"
 	"ligretto/referee"
 	"ligretto/stream"
+	"ligretto/stream/livekit"
 	"ligretto/stream/phonelink"
 	"ligretto/table"
 	"ligretto/table/demo"
@@ -54,6 +56,11 @@ type serveOptions struct {
 	speed                                               float64
 	nets                                                networks
 	publish                                             *publishOptions
+	// game is classic or tiles (serve_tiles.go); rounds the tile match's.
+	game   string
+	rounds int
+	// set holds the flags given on the command line.
+	set map[string]bool
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
@@ -66,6 +73,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if o.game == gameTiles {
+		return runServeTiles(o, log, stdout, stderr)
+	}
 
 	var cal *calibration.File
 	if o.calPath != "" {
@@ -74,12 +84,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	var refOpts []referee.Option
-	if o.logPath != "" {
-		// A new file only: an earlier match's log is never overwritten.
-		lf, err := os.OpenFile(o.logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fmt.Errorf("referee log: %w (choose a new file)", err)
-		}
+	lf, err := createLog(o.logPath)
+	if err != nil {
+		return err
+	}
+	if lf != nil {
 		defer lf.Close()
 		refOpts = append(refOpts, referee.WithLog(lf))
 	}
@@ -114,13 +123,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 		lcfg.Calibrator = []vision.CalibratorOption{vision.WithStandardBacks(std)}
 	}
-	cfg := stream.Config{Token: token, MaxViewers: o.maxViewers, UDPAddr: fmt.Sprintf(":%d", o.udpPort), NACKHistory: o.nackHistory, Logger: log}
-	if o.publicIP != "" {
-		cfg.PublicIPs = []string{o.publicIP}
-	}
+	cfg := o.streamConfig(token, log)
 	// The loop's metrics go on the server's registry; the loop is made
 	// before the server, whose console acts on it.
-	cfg.Registry = prometheus.NewRegistry()
 	if lcfg.Metrics, err = stream.NewTableMetrics(cfg.Registry); err != nil {
 		return err
 	}
@@ -134,22 +139,69 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	defer loop.Close()
 	cfg.Table = loopTable{loop: loop, source: o.source}
-	if phone != nil {
-		cfg.Ingest = phone
+	camera := func() stream.CameraStatus {
+		st := loop.Status()
+		return stream.CameraStatus{Markers: st.Markers, Calibrated: st.Calibrated, Prompt: st.Prompt}
+	}
+	return serveTable(ctx, cancel, o, cfg, room, servedTable{game: tableGame{game, loop}, run: loop.Run, src: src, phone: phone, feed: feed, camera: camera}, log, stdout)
+}
+
+// createLog creates the referee's log file, nil for no path. A new file
+// only: an earlier match's log is never overwritten.
+func createLog(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	lf, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("referee log: %w (choose a new file)", err)
+	}
+	return lf, nil
+}
+
+// streamConfig is the stream server's config from the flags, with its
+// own metrics registry.
+func (o serveOptions) streamConfig(token string, log *slog.Logger) stream.Config {
+	cfg := stream.Config{Token: token, MaxViewers: o.maxViewers, UDPAddr: fmt.Sprintf(":%d", o.udpPort), NACKHistory: o.nackHistory, Logger: log,
+		Registry: prometheus.NewRegistry()}
+	if o.publicIP != "" {
+		cfg.PublicIPs = []string{o.publicIP}
+	}
+	return cfg
+}
+
+// servedTable is one table as serveTable streams it: the game the console
+// drives, the match loop that referees the source, and the loop's frames.
+type servedTable struct {
+	game  stream.Controller
+	run   func(context.Context, table.Source) error
+	src   table.Source
+	phone *table.Phone // the source, when it is a phone
+	feed  *frameFeed
+	// camera says what the phone's page shows; nil: nothing.
+	camera func() stream.CameraStatus
+}
+
+// serveTable serves t until ctx ends or a listener fails: the spectators'
+// page, the console, WHEP, HTTPS for a phone, and the room if publishing.
+// The match loop reads the table until the source ends (a video, a
+// folder) or breaks; the server goes on showing the last picture and the
+// scores until it is stopped.
+func serveTable(ctx context.Context, cancel context.CancelFunc, o serveOptions, cfg stream.Config, room *livekit.Config, t servedTable, log *slog.Logger, stdout io.Writer) error {
+	if t.phone != nil {
+		cfg.Ingest = t.phone
 		cfg.CameraToken = randomToken()
-		cfg.CameraStatus = func() stream.CameraStatus {
-			st := loop.Status()
-			return stream.CameraStatus{Markers: st.Markers, Calibrated: st.Calibrated, Prompt: st.Prompt}
-		}
+		cfg.CameraStatus = t.camera
 	}
 	var tln net.Listener
+	var err error
 	if o.httpsAddr != "" {
 		if tln, cfg.CameraURL, err = listenHTTPS(o, log); err != nil {
 			return err
 		}
 		defer tln.Close()
 	}
-	srv, err := stream.New(cfg, feed, tableGame{game, loop})
+	srv, err := stream.New(cfg, t.feed, t.game)
 	if err != nil {
 		return err
 	}
@@ -170,7 +222,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		go func() { served <- hss.Serve(tln) }()
 		fmt.Fprintf(stdout, "over HTTPS: %s/   console: %s/console\n", cfg.CameraURL, cfg.CameraURL)
 	}
-	if phone != nil {
+	if t.phone != nil {
 		printPhoneLink(stdout, cfg.CameraURL+"/camera?token="+cfg.CameraToken, log)
 	}
 	published, err := publishToRoom(ctx, room, srv, stdout, url)
@@ -179,20 +231,17 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	defer published()
 	log.Info("serving", slog.String("http", ln.Addr().String()), slog.String("udp", srv.ICEAddr().String()),
-		slog.String("source", o.source), slog.Int("max_viewers", o.maxViewers))
+		slog.String("source", o.source), slog.String("game", o.game), slog.Int("max_viewers", o.maxViewers))
 
-	// The match loop: it reads the table until the source ends (a video,
-	// a folder) or breaks; the server goes on showing the last picture and
-	// the scores until it is stopped.
 	loopDone := make(chan error, 1)
 	go func() {
-		err := loop.Run(ctx, src)
-		feed.ended()
+		err := t.run(ctx, t.src)
+		t.feed.ended()
 		loopDone <- err
 	}()
 	runErr := make(chan error, 1)
 	go func() { runErr <- srv.Run(ctx) }()
-	err, loopErr := awaitServeEnd(loopDone, runErr, served, cancel, game, log)
+	err, loopErr := awaitServeEnd(loopDone, runErr, served, cancel, t.game, log)
 	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
 	defer done()
 	_ = hs.Shutdown(shut)
@@ -213,9 +262,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 // error at once (check does the rest, after OpenCV's threads are set).
 func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
 	var o serveOptions
-	fs := newFlags("serve", "[--source demo|CAMERA|VIDEO|FOLDER] [--calibration F | --players N] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
+	fs := newFlags("serve", "[--game classic|tiles] [--source demo|CAMERA|VIDEO|FOLDER|phone] [--calibration F | --players N] [--addr :8080] [--token-file F] [--max-viewers N] [--udp-port P]", stderr)
+	fs.StringVar(&o.game, "game", gameClassic, "which Ligretto: classic, or tiles (the tile game of rulebook 002, from a camera, a video, a folder or a phone)")
+	fs.IntVar(&o.rounds, "rounds", 0, "with --game tiles: rounds in the match (T6b; 0: 6)")
 	fs.StringVar(&o.source, "source", "demo", "what to referee: demo (simulated matches, rendered), a camera index or /dev/videoN, a video file, a folder of images, or phone (a phone publishing to /camera over WHIP)")
-	fs.IntVar(&o.players, "players", 4, "players at the table, 2 to 12 (the demo's, or how many to calibrate live)")
+	fs.IntVar(&o.players, "players", 4, "players at the table, 2 to 12 (the demo's, or how many to calibrate live); 2 to 4 with --game tiles, named P1.. with the frames plain, double, dashed, dotted")
 	fs.Float64Var(&o.speed, "speed", 1, "how many times faster than real time the demo, a video or a folder plays")
 	fs.StringVar(&o.calPath, "calibration", "", "calibration file for a camera, video or folder (default: calibrate live from the first frames, with --players)")
 	fs.StringVar(&o.logPath, "log", "", "also write the referee's event log (JSON lines) to this new file; `ligretto replay FILE` rebuilds the state from it")
@@ -235,6 +286,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveOptions, error) {
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	if o.cvThreads < 0 {
 		fmt.Fprintf(stderr, "ligretto serve: --cv-threads %d is negative\n", o.cvThreads)
 		return o, errUsage
@@ -259,6 +312,9 @@ func (o *serveOptions) check(stderr io.Writer) error {
 	if o.udpPort < 0 || o.udpPort > 65535 {
 		fmt.Fprintf(stderr, "ligretto serve: --udp-port %d is not a port\n", o.udpPort)
 		return errUsage
+	}
+	if err := o.checkGame(stderr); err != nil {
+		return err
 	}
 	if o.source == "demo" && o.calPath != "" {
 		fmt.Fprintln(stderr, "ligretto serve: the demo calibrates each simulated table itself; --calibration is for a camera, video or folder")
@@ -325,7 +381,7 @@ func printPhoneLink(stdout io.Writer, cam string, log *slog.Logger) {
 // its listeners fails), logging how the match loop ended if it ends
 // first; then it stops the loop and waits for it. err is the server's,
 // loopErr the loop's.
-func awaitServeEnd(loopDone, runErr, served chan error, cancel context.CancelFunc, game *stream.RefereeGame, log *slog.Logger) (err, loopErr error) {
+func awaitServeEnd(loopDone, runErr, served chan error, cancel context.CancelFunc, game stream.Controller, log *slog.Logger) (err, loopErr error) {
 	for waiting := true; waiting; {
 		select {
 		case e := <-loopDone:
@@ -352,7 +408,7 @@ func awaitServeEnd(loopDone, runErr, served chan error, cancel context.CancelFun
 }
 
 // logLoopEnd says why the match loop ended while the server goes on.
-func logLoopEnd(e error, game *stream.RefereeGame, log *slog.Logger) {
+func logLoopEnd(e error, game stream.Controller, log *slog.Logger) {
 	switch {
 	case errors.Is(e, table.ErrStopped):
 	case e != nil:

@@ -22,7 +22,7 @@ import (
 // The tile game of rulebook 002 is a different game from classic
 // Ligretto; its subcommands live under one command of their own.
 func init() {
-	register(command{name: "tiles", summary: "the tile-laying Ligretto (rulebook 002): ligretto tiles simulate ...", run: runTiles})
+	register(command{name: "tiles", summary: "the tile-laying Ligretto (rulebook 002): ligretto tiles simulate|referee ...", run: runTiles})
 }
 
 var tilesCommands = map[string]struct {
@@ -30,6 +30,7 @@ var tilesCommands = map[string]struct {
 	run     func(args []string, stdout, stderr io.Writer) error
 }{
 	"simulate": {"play a match with bot players; write timeline.jsonl, referee.jsonl and result.json", runTilesSimulate},
+	"referee":  {"referee a table from a camera, video or images: the calls as they come, then the scores", runTilesReferee},
 }
 
 func tilesUsage(w io.Writer) {
@@ -43,7 +44,7 @@ func tilesUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, tilesCommands[n].summary)
 	}
-	fmt.Fprintln(w, "\nNot yet: watching a real table.")
+	fmt.Fprintln(w, "\n`tiles simulate --render DIR/video.mkv` videos are refereed with `tiles referee --source DIR/video.mkv --players N`.")
 }
 
 func runTiles(args []string, stdout, stderr io.Writer) error {

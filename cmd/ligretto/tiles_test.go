@@ -146,7 +146,7 @@ func TestTiles_SimulateBadArgumentsExit2(t *testing.T) {
 
 func TestTiles_UsageWithoutSubcommand(t *testing.T) {
 	code, stdout, _ := runCLI("tiles")
-	if code != 0 || !strings.Contains(stdout, "simulate") || !strings.Contains(stdout, "Not yet") {
+	if code != 0 || !strings.Contains(stdout, "simulate") || !strings.Contains(stdout, "referee") || strings.Contains(stdout, "Not yet") {
 		t.Fatalf("ligretto tiles: exit %d, %q", code, stdout)
 	}
 	if code, _, stderr := runCLI("tiles", "simulate", "-h"); code != 0 || !strings.Contains(stderr, "--players") || !strings.Contains(stderr, "--render DIR2/video.mkv") {

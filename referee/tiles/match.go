@@ -177,6 +177,11 @@ type MatchResult struct {
 	Over     bool             `json:"over"`
 }
 
+// InPlay returns how many cards the player lays in the current (or next)
+// round: the 15 less those on their player board (T5c). A watcher that
+// cannot hear the stop calls it when a player's laid cards reach this.
+func (r MatchResult) InPlay(name string) int { return CardsPerPlayer - r.Boards[name] }
+
 // Result summarises the match so far.
 func (m *Match) Result() MatchResult {
 	res := MatchResult{Players: m.Names(), Frames: map[string]Frame{}, Settings: m.settings,

@@ -47,8 +47,9 @@ type Board struct {
 	colours [][]tiles.Colour
 }
 
-// Pose is a part's centre (top-view mm) and angle (radians).
-type Pose struct{ X, Y, A float64 }
+// Pose is a part's centre (top-view mm), angle (radians), and scale along
+// its axes (top-view mm per mm).
+type Pose struct{ X, Y, A, SX, SY float64 }
 
 // Colour returns field f's colour.
 func (b *Board) Colour(f tiles.Field) tiles.Colour { return b.colours[f.Y][f.X] }
@@ -57,8 +58,8 @@ func (b *Board) Colour(f tiles.Field) tiles.Colour { return b.colours[f.Y][f.X] 
 // the top view.
 func (b *Board) At(f tiles.Field, u, v float64) (float64, float64) {
 	p := b.Parts[(f.Y/tiles.PartSize)*b.Cols+f.X/tiles.PartSize]
-	lx := (float64(f.X%tiles.PartSize)-1.5)*FieldMM + u
-	ly := (float64(f.Y%tiles.PartSize)-1.5)*FieldMM + v
+	lx := ((float64(f.X%tiles.PartSize)-1.5)*FieldMM + u) * p.SX
+	ly := ((float64(f.Y%tiles.PartSize)-1.5)*FieldMM + v) * p.SY
 	ca, sa := math.Cos(p.A), math.Sin(p.A)
 	return p.X + ca*lx - sa*ly, p.Y + sa*lx + ca*ly
 }
@@ -68,7 +69,8 @@ type topView struct {
 	h     calibration.Homography // image px -> top view px
 	inv   calibration.Homography
 	hm    gocv.Mat
-	size  image.Point
+	size  image.Point // the top view's
+	frame image.Point // the camera frame's
 	img   gocv.Mat
 	hsv   gocv.Mat
 	bytes []byte
@@ -88,7 +90,7 @@ func newTopView(frame gocv.Mat) (*topView, error) {
 	for i, v := range h {
 		m.SetDoubleAt(i/3, i%3, v)
 	}
-	return &topView{h: h, inv: h.Inverse(), hm: m, size: image.Pt(w, hh), img: gocv.NewMat(), hsv: gocv.NewMat()}, nil
+	return &topView{h: h, inv: h.Inverse(), hm: m, size: image.Pt(w, hh), frame: image.Pt(frame.Cols(), frame.Rows()), img: gocv.NewMat(), hsv: gocv.NewMat()}, nil
 }
 
 func (t *topView) Close() { t.hm.Close(); t.img.Close(); t.hsv.Close() }
@@ -152,6 +154,18 @@ func classify(hsv [3]uint8) int {
 	return pxOther
 }
 
+// boardPixel says whether a top-view pixel shows a board part's print:
+// strongly saturated (a wooden table or a cloth can be nearly as
+// saturated, and brown is a dark yellow: the print's yellow is bright and
+// less orange).
+func boardPixel(hsv [3]uint8) bool {
+	c := classify(hsv)
+	if c < pxRed || c > pxYellow || hsv[1] < 185 {
+		return false
+	}
+	return c != pxYellow || hsv[2] >= 140 && hsv[0] >= 21
+}
+
 // findBoard segments the saturated board parts in the top view and fits
 // each part's square: 6 parts for 2 players, 9 for 3-4.
 func findBoard(t *topView, players int) (*Board, error) {
@@ -169,10 +183,13 @@ func findBoard(t *topView, players int) (*Board, error) {
 		var hsv [3]uint8
 		copy(hsv[:], t.hb[3*i:3*i+3])
 		mb[i] = 0
-		if c := classify(hsv); c >= pxRed && c <= pxYellow {
+		if boardPixel(hsv) {
 			mb[i] = 255
 		}
 	}
+	k3 := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(3, 3))
+	defer k3.Close()
+	gocv.MorphologyEx(mask, &mask, gocv.MorphOpen, k3)
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
 	defer k.Close()
 	gocv.MorphologyEx(mask, &mask, gocv.MorphClose, k)
@@ -190,11 +207,17 @@ func findBoard(t *topView, players int) (*Board, error) {
 		a := r.Angle * math.Pi / 180
 		for a > math.Pi/4 {
 			a -= math.Pi / 2
+			w, h = h, w
 		}
 		for a < -math.Pi/4 {
 			a += math.Pi / 2
+			w, h = h, w
 		}
-		parts = append(parts, Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a})
+		// The lens bends the table a little: the markers' plane maps the
+		// board's middle a few percent too big. Each part's fields are
+		// spaced as the part measures.
+		parts = append(parts, Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a,
+			SX: w / pxPerMM / (4 * FieldMM), SY: h / pxPerMM / (4 * FieldMM)})
 	}
 	if len(parts) != want {
 		return nil, fmt.Errorf("%w: %d board parts seen, want %d", ErrNoBoard, len(parts), want)
@@ -210,8 +233,7 @@ func findBoard(t *topView, players int) (*Board, error) {
 		b.colours[y] = make([]tiles.Colour, b.W)
 		for x := range b.W {
 			f := tiles.Field{X: x, Y: y}
-			s := sampleField(t, b, f)
-			c, frac := s.colour()
+			c, frac := topColour(t, b, f)
 			if frac < 0.8 {
 				return nil, fmt.Errorf("%w: field %v shows no one colour", ErrNoBoard, f)
 			}
@@ -232,3 +254,32 @@ func findBoard(t *topView, players int) (*Board, error) {
 }
 
 var colorBlack = color.RGBA{}
+
+// topColour is the main colour of field f in the top view (most of the
+// field, so that a stone on it leaves enough) and its share of the
+// coloured pixels (0 if few are coloured).
+func topColour(t *topView, b *Board, f tiles.Field) (tiles.Colour, float64) {
+	var counts [nClasses]int
+	n := 0
+	const reach = 19.0
+	for v := -reach; v <= reach; v += 2 {
+		for u := -reach; u <= reach; u += 2 {
+			x, y := b.At(f, u, v)
+			if _, hsv, ok := t.px(x, y); ok {
+				counts[classify(hsv)]++
+				n++
+			}
+		}
+	}
+	best, bn, coloured := pxRed, -1, 0
+	for c := pxRed; c <= pxYellow; c++ {
+		coloured += counts[c]
+		if counts[c] > bn {
+			best, bn = c, counts[c]
+		}
+	}
+	if 10*coloured < 3*n {
+		return classColour[pxRed], 0
+	}
+	return classColour[best], float64(bn) / float64(coloured)
+}

@@ -1,103 +1,49 @@
 package tiles
 
 import (
-	"slices"
-
 	"ligretto/referee/tiles"
 )
 
-// fieldStats counts the pixel classes on a field: its inner square, and
-// for each side (0 up, 1 right, 2 down, 3 left) the band where a card's
-// frame lies.
-type fieldStats struct {
-	inner [nClasses]int
-	n     int
-	side  [4]int // dark pixels in each side band
-	sideN [4]int
-}
-
-// side bands: depth from the field's edge, and how far along.
-const (
-	innerMM   = 13.0
-	bandFrom  = 2.0
-	bandTo    = 8.5
-	bandAlong = 13.0
-	inkV      = 115 // a frame line, even a thin one blurred, is darker than this
-)
-
-func sampleField(t *topView, b *Board, f tiles.Field) fieldStats {
-	var s fieldStats
-	for v := -innerMM; v <= innerMM; v += 2 {
-		for u := -innerMM; u <= innerMM; u += 2 {
-			x, y := b.At(f, u, v)
-			if _, hsv, ok := t.px(x, y); ok {
-				s.inner[classify(hsv)]++
-				s.n++
-			}
-		}
-	}
-	half := FieldMM / 2
-	for d := bandFrom; d <= bandTo; d++ {
-		for a := -bandAlong; a <= bandAlong; a += 1.5 {
-			pts := [4][2]float64{{a, -half + d}, {half - d, a}, {a, half - d}, {-half + d, a}}
-			for k, p := range pts {
-				x, y := b.At(f, p[0], p[1])
-				if _, hsv, ok := t.px(x, y); ok {
-					if hsv[2] < inkV {
-						s.side[k]++
-					}
-					s.sideN[k]++
-				}
-			}
-		}
-	}
-	return s
-}
-
-// colour returns the main colour among the inner pixels and its share.
-func (s fieldStats) colour() (tiles.Colour, float64) {
-	best, bn := pxRed, -1
-	for c := pxRed; c <= pxYellow; c++ {
-		if s.inner[c] > bn {
-			best, bn = c, s.inner[c]
-		}
-	}
-	coloured := s.inner[pxRed] + s.inner[pxGreen] + s.inner[pxBlue] + s.inner[pxYellow]
-	if 10*coloured < 3*s.n {
-		return classColour[pxRed], 0
-	}
-	return classColour[best], float64(bn) / float64(coloured)
-}
-
 // kind of a field's look.
-type kind int
+type kind uint8
 
 const (
 	lookHidden kind = iota // a hand, an arm, or anything not known
 	lookFree
 	lookCard
 	lookJoker
+	lookStone // a stone; colour is the one colour round it, joker whether a joker's quarters show
 )
 
 // look is what a field shows.
 type look struct {
 	kind   kind
-	colour tiles.Colour // a free field's or a card half's colour
-	open   int          // a card half: the side without a frame (its other half), or -1
-	stone  bool
+	colour tiles.Colour // a free field's or a card half's colour; round a stone, the one colour or 0
+	open   int8         // a card half: the side without a frame (its other half), or -1
+	joker  bool         // round a stone: a joker's quarters
 }
+
+func (l look) stone() bool { return l.kind == lookStone }
+
+// covered reports whether the look shows a piece (not a free field).
+func (l look) covered() bool { return l.kind == lookCard || l.kind == lookJoker }
 
 // lookOf classifies a field from its pixel counts.
 func lookOf(s fieldStats) look {
 	if s.n == 0 {
-		return look{}
+		return look{open: -1}
 	}
 	n := float64(s.n)
 	dark := float64(s.inner[pxDark]) / n
 	other := float64(s.inner[pxOther]) / n
 	white := float64(s.inner[pxWhite]) / n
-	stone := dark > 0.3
-	inked, open := inkedSides(s, stone)
+	if dark > 0.3 {
+		return stoneLook(s)
+	}
+	if other > 0.12 {
+		return look{open: -1}
+	}
+	inked, open := inkedSides(s)
 	coloured := 0
 	best, bn := pxRed, 0
 	classes := 0
@@ -110,66 +56,112 @@ func lookOf(s fieldStats) look {
 			classes++
 		}
 	}
-	if other > 0.12 {
-		return look{}
-	}
-	switch {
-	case len(inked) == 4 && classes >= 3 && white > 0.03 && !stone:
+	if inked == 4 && classes >= 3 && white > 0.03 {
 		return look{kind: lookJoker, open: -1}
-	case len(inked) == 4 && stone:
-		return look{kind: lookJoker, open: -1, stone: true}
 	}
-	if coloured == 0 || float64(bn)/float64(coloured) < 0.85 {
-		return look{}
+	if coloured == 0 || float64(bn)/float64(coloured) < 0.85 || float64(coloured)/n < 0.6 {
+		return look{open: -1}
 	}
 	c := classColour[best]
-	switch len(inked) {
-	case 0:
-		if stone || white < 0.1 {
-			return look{kind: lookFree, colour: c, open: -1, stone: stone}
-		}
-	case 3:
-		return look{kind: lookCard, colour: c, open: open, stone: stone}
+	switch {
+	case inked == 0 && white < 0.1:
+		return look{kind: lookFree, colour: c, open: -1}
+	case inked == 3:
+		return look{kind: lookCard, colour: c, open: int8(open)}
 	}
-	if stone {
-		return look{kind: lookFree, colour: c, open: -1, stone: true}
-	}
-	return look{}
+	return look{open: -1}
 }
 
-// inkedSides returns the sides showing a frame band and the one side
-// without (-1 if none).
-func inkedSides(s fieldStats, stone bool) ([]int, int) {
-	var inked []int
-	open := -1
-	var ratio [4]float64
-	for k := range 4 {
-		if s.sideN[k] > 0 {
-			ratio[k] = float64(s.side[k]) / float64(s.sideN[k])
+// stoneLook reads the ring round a stone: the one colour there (a free
+// field or a card half under the stone), a joker's quarters, or nothing
+// sure; a ring not mostly coloured is a hand or an arm, not a stone.
+func stoneLook(s fieldStats) look {
+	for q := range 4 { // a stone's disc covers the middle all round
+		if 10*s.darkQ[q] < 3*s.nQ[q] {
+			return look{open: -1}
 		}
-		if ratio[k] > 0.12 {
-			inked = append(inked, k)
+	}
+	var dom [4]int
+	known := 0
+	for q := range 4 {
+		dom[q] = -1
+		if s.ringN[q] == 0 {
+			continue
+		}
+		coloured, best, bn := 0, pxRed, 0
+		for c := pxRed; c <= pxYellow; c++ {
+			coloured += s.ring[q][c]
+			if s.ring[q][c] > bn {
+				best, bn = c, s.ring[q][c]
+			}
+		}
+		if 10*s.ring[q][pxOther] > 2*s.ringN[q] {
+			return look{open: -1} // skin, a sleeve: not a stone
+		}
+		if 10*coloured < 3*s.ringN[q] || 10*bn < 7*coloured {
+			continue
+		}
+		dom[q] = best
+		known++
+	}
+	if known < 3 {
+		return look{open: -1}
+	}
+	l := look{kind: lookStone, open: -1}
+	distinct := map[int]bool{}
+	for _, d := range dom {
+		if d >= 0 {
+			distinct[d] = true
+		}
+	}
+	switch {
+	case len(distinct) == 1:
+		for d := range distinct {
+			l.colour = classColour[d]
+		}
+	case len(distinct) >= 3 && known == len(distinct):
+		l.joker = true
+	}
+	return l
+}
+
+// ringColour is the one colour of the whole ring round a stone, or 0: for
+// a card half over a gap, off the stone's field centre.
+func ringColour(s fieldStats) tiles.Colour {
+	var counts [nClasses]int
+	n := 0
+	for q := range 4 {
+		for c := range nClasses {
+			counts[c] += s.ring[q][c]
+		}
+		n += s.ringN[q]
+	}
+	coloured, best, bn := 0, pxRed, 0
+	for c := pxRed; c <= pxYellow; c++ {
+		coloured += counts[c]
+		if counts[c] > bn {
+			best, bn = c, counts[c]
+		}
+	}
+	if n == 0 || 10*counts[pxOther] > 2*n || 4*coloured < n || 100*bn < 90*coloured {
+		return 0
+	}
+	return classColour[best]
+}
+
+// inkedSides returns how many sides show a frame band and the one side
+// without (-1 if none or several).
+func inkedSides(s fieldStats) (int, int) {
+	inked, open := 0, -1
+	for k := range 4 {
+		if s.sideN[k] > 0 && 100*s.side[k] > 12*s.sideN[k] {
+			inked++
 		} else {
 			open = k
 		}
 	}
-	if len(inked) == 4 && stone {
-		// A stone's disc may reach a card half's open side: take the
-		// clearly least inked side as open.
-		lo, second := 0, -1
-		for k := 1; k < 4; k++ {
-			if ratio[k] < ratio[lo] {
-				lo = k
-			}
-		}
-		for k := range 4 {
-			if k != lo && (second < 0 || ratio[k] < ratio[second]) {
-				second = k
-			}
-		}
-		if ratio[lo] < 0.5*ratio[second] {
-			inked, open = slices.DeleteFunc(inked, func(k int) bool { return k == lo }), lo
-		}
+	if inked != 3 {
+		open = -1
 	}
 	return inked, open
 }

@@ -3,155 +3,420 @@ package tiles
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"ligretto/referee/tiles"
 )
 
-// value is the top view's brightness (the largest channel) at (x, y) mm,
-// interpolated.
-func (t *topView) value(x, y float64) (float64, bool) {
-	x, y = x*pxPerMM, y*pxPerMM
-	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
-	if x0 < 0 || y0 < 0 || x0+1 >= t.size.X || y0+1 >= t.size.Y {
+// A piece's owner is read from its frame style: the ink round the piece
+// is compared with what each style prints (render/tiles draws them so, the
+// printed game alike), over small shifts and turns of the piece, and the
+// style that matches best, clearly, is taken. A stone on the piece hides
+// what lies under its disc: those points are left out.
+
+// The printed pieces (mm).
+const (
+	cardHX, cardHY = 44.0, 21.5 // half of a card's long and short side
+	jokerH         = 21.5
+	cornerR        = 2.5
+	// frame ink, mm inside the piece's edge
+	bandIn, bandOut = 2.6, 5.6 // plain and dashed: one line
+	dblIn1, dblOut1 = 2.2, 4.2 // double: two lines
+	dblIn2, dblOut2 = 6.2, 8.2
+	dotMid, dotR    = 4.1, 2.1 // dotted: dots on the band's middle
+	dotPitch        = 7.5
+	dashPitch       = 13.0 // dashed: dashLen on, the rest off
+	dashLen         = 8.0
+	zoneDepth       = 10.0 // the frame zone compared: the edge to this depth
+	tmplStep        = 0.25 // template raster (mm)
+	obsStep         = 0.5  // observed points (mm)
+)
+
+var styles = [...]tiles.Frame{tiles.Plain, tiles.Double, tiles.Dashed, tiles.Dotted}
+
+func sdRoundRect(x, y, hw, hh, r float64) float64 {
+	qx, qy := math.Abs(x)-hw+r, math.Abs(y)-hh+r
+	if qx <= 0 || qy <= 0 {
+		return math.Max(qx, qy) - r
+	}
+	return math.Hypot(qx, qy) - r
+}
+
+// inked reports whether style f puts ink at (x, y), depth e mm inside the
+// edge of a piece of half-size (hx, hy).
+func inked(f tiles.Frame, x, y, e, hx, hy float64) bool {
+	switch f {
+	case tiles.Plain:
+		return e >= bandIn && e <= bandOut
+	case tiles.Double:
+		return e >= dblIn1 && e <= dblOut1 || e >= dblIn2 && e <= dblOut2
+	case tiles.Dashed:
+		if e < bandIn || e > bandOut {
+			return false
+		}
+		du, _ := alongBorder(x, y, hx-dotMid, hy-dotMid, dashPitch)
+		return math.Abs(du) <= dashLen/2
+	case tiles.Dotted:
+		du, across := alongBorder(x, y, hx-dotMid, hy-dotMid, dotPitch)
+		return math.Hypot(du, across) <= dotR
+	}
+	return false
+}
+
+// alongBorder places marks about pitch apart along each side of the
+// rectangle of half-size (mx, my), one on every corner, and returns how
+// far (x, y) lies along its nearest side from the nearest mark, and how
+// far across from that side.
+func alongBorder(x, y, mx, my, pitch float64) (du, across float64) {
+	type side struct{ u, m, off float64 }
+	sides := [4]side{
+		{x, mx, math.Abs(y + my)}, {x, mx, math.Abs(y - my)},
+		{y, my, math.Abs(x + mx)}, {y, my, math.Abs(x - mx)},
+	}
+	best := math.Inf(1)
+	for _, sd := range sides {
+		n := max(1, math.Round(2*sd.m/pitch))
+		step := 2 * sd.m / n
+		i := math.Max(0, math.Min(n, math.Round((sd.u+sd.m)/step)))
+		d := sd.u - (-sd.m + i*step)
+		if math.Abs(sd.u) > sd.m {
+			d = math.Abs(sd.u) - sd.m
+		}
+		if h := math.Hypot(d, sd.off); h < best {
+			best, du, across = h, d, sd.off
+		}
+	}
+	return du, across
+}
+
+// template is a style's ink on a piece, rastered and blurred as a camera
+// sees it.
+type template struct {
+	hx, hy float64
+	w, h   int
+	ink    []float32
+}
+
+func (t *template) at(x, y float64) float32 {
+	i := int((x + t.hx + 1) / tmplStep)
+	j := int((y + t.hy + 1) / tmplStep)
+	if i < 0 || j < 0 || i >= t.w || j >= t.h {
+		return 0
+	}
+	return t.ink[j*t.w+i]
+}
+
+var (
+	templates     map[[2]float64][len(styles)]*template
+	templateBuild sync.Once
+)
+
+func buildTemplates() {
+	templateBuild.Do(func() {
+		templates = map[[2]float64][len(styles)]*template{}
+		for _, hs := range [][2]float64{{cardHX, cardHY}, {jokerH, jokerH}} {
+			var ts [len(styles)]*template
+			for k, st := range styles {
+				ts[k] = newTemplate(st, hs[0], hs[1])
+			}
+			templates[hs] = ts
+		}
+	})
+}
+
+func newTemplate(st tiles.Frame, hx, hy float64) *template {
+	t := &template{hx: hx, hy: hy, w: int(2*(hx+1)/tmplStep) + 1, h: int(2*(hy+1)/tmplStep) + 1}
+	raw := make([]float32, t.w*t.h)
+	for j := range t.h {
+		for i := range t.w {
+			n := 0
+			for s := range 4 {
+				x := float64(i)*tmplStep - hx - 1 + (float64(s%2)+0.5)*tmplStep/2
+				y := float64(j)*tmplStep - hy - 1 + (float64(s/2)+0.5)*tmplStep/2
+				d := sdRoundRect(x, y, hx, hy, cornerR)
+				if d <= 0 && inked(st, x, y, -d, hx, hy) {
+					n++
+				}
+			}
+			raw[j*t.w+i] = float32(n) / 4
+		}
+	}
+	// blur: the camera's defocus and the resampling, about 0.6 mm
+	const sigma = 1.3
+	r := int(math.Ceil(2 * sigma / tmplStep))
+	k := make([]float32, 2*r+1)
+	var sum float32
+	for i := range k {
+		d := float64(i-r) * tmplStep
+		k[i] = float32(math.Exp(-d * d / (2 * sigma * sigma)))
+		sum += k[i]
+	}
+	for i := range k {
+		k[i] /= sum
+	}
+	tmp := make([]float32, len(raw))
+	for j := range t.h {
+		for i := range t.w {
+			var v float32
+			for d := -r; d <= r; d++ {
+				if ii := i + d; ii >= 0 && ii < t.w {
+					v += k[d+r] * raw[j*t.w+ii]
+				}
+			}
+			tmp[j*t.w+i] = v
+		}
+	}
+	t.ink = make([]float32, len(raw))
+	for j := range t.h {
+		for i := range t.w {
+			var v float32
+			for d := -r; d <= r; d++ {
+				if jj := j + d; jj >= 0 && jj < t.h {
+					v += k[d+r] * tmp[jj*t.w+i]
+				}
+			}
+			t.ink[j*t.w+i] = v
+		}
+	}
+	return t
+}
+
+// piece is where a card or joker should lie: its centre in the top view
+// (mm), its long axis, its half-size, and the top view's scale there.
+type piece struct {
+	cx, cy float64
+	ax, ay float64 // the local x axis, a unit vector times the scale
+	hx, hy float64
+}
+
+// scaleAt is the top view's scale (mm per mm) on field f.
+func (b *Board) scaleAt(f tiles.Field) float64 {
+	p := b.Parts[(f.Y/tiles.PartSize)*b.Cols+f.X/tiles.PartSize]
+	return (p.SX + p.SY) / 2
+}
+
+func (w *Watcher) cardPiece(f, g tiles.Field) piece {
+	fx, fy := w.board.At(f, 0, 0)
+	gx, gy := w.board.At(g, 0, 0)
+	l := math.Hypot(gx-fx, gy-fy)
+	s := (w.board.scaleAt(f) + w.board.scaleAt(g)) / 2
+	return piece{cx: (fx + gx) / 2, cy: (fy + gy) / 2, ax: s * (gx - fx) / l, ay: s * (gy - fy) / l, hx: cardHX, hy: cardHY}
+}
+
+func (w *Watcher) jokerPiece(f tiles.Field) piece {
+	cx, cy := w.board.At(f, 0, 0)
+	ex, ey := w.board.At(f, 1, 0)
+	return piece{cx: cx, cy: cy, ax: ex - cx, ay: ey - cy, hx: jokerH, hy: jokerH}
+}
+
+// styleRead is the outcome of a frame style read: every style's best
+// match (normalised correlation, -1..1) and the one taken, or "".
+type styleRead struct {
+	score [len(styles)]float64
+	style tiles.Frame
+	n     int // points compared
+	pose  [len(styles)][3]float64
+}
+
+func (r styleRead) String() string {
+	return fmt.Sprintf("plain %.2f double %.2f dashed %.2f dotted %.2f (%d points, poses %v) -> %q", r.score[0], r.score[1], r.score[2], r.score[3], r.n, r.pose, r.style)
+}
+
+// Thresholds of a clear read.
+const (
+	minScore  = 0.45
+	minMargin = 0.10
+)
+
+// obsPoint is a frame-zone point: piece-local position, darkness, region.
+type obsPoint struct {
+	x, y   float32
+	dark   float32
+	region uint8
+}
+
+// readStyle compares the frame zone of piece p in the current frame with
+// every style. Points within maskR of (mx, my) (top view mm; a stone and
+// its shadow) are left out when maskR > 0.
+func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
+	buildTemplates()
+	ts := templates[[2]float64{p.hx, p.hy}]
+	var pts []obsPoint
+	for y := -p.hy; y <= p.hy; y += obsStep {
+		for x := -p.hx; x <= p.hx; x += obsStep {
+			d := sdRoundRect(x, y, p.hx, p.hy, cornerR)
+			if d > 0 || d < -zoneDepth {
+				continue
+			}
+			tx := p.cx + p.ax*x - p.ay*y
+			ty := p.cy + p.ay*x + p.ax*y
+			if maskR > 0 && math.Hypot(tx-mx, ty-my) < maskR {
+				continue
+			}
+			v, ok := w.value(tx, ty)
+			if !ok {
+				continue
+			}
+			var reg uint8
+			if x >= 0 {
+				reg = 1
+			}
+			if p.hx == p.hy && y >= 0 {
+				reg += 2
+			}
+			pts = append(pts, obsPoint{x: float32(x), y: float32(y), dark: float32(-v), region: reg})
+		}
+	}
+	var r styleRead
+	r.n = len(pts)
+	if len(pts) < 200 {
+		return r
+	}
+	for k, t := range ts {
+		best := -1.0
+		var bx, by, ba float64
+		for _, dx := range []float64{-4, -3, -2, -1, 0, 1, 2, 3, 4} {
+			for _, dy := range []float64{-4, -3, -2, -1, 0, 1, 2, 3, 4} {
+				for _, da := range []float64{-1, 0, 1} {
+					if s := ncc(pts, t, dx, dy, da*math.Pi/180, 2); s > best {
+						best, bx, by, ba = s, dx, dy, da
+					}
+				}
+			}
+		}
+		for _, dx := range []float64{-0.5, 0, 0.5} {
+			for _, dy := range []float64{-0.5, 0, 0.5} {
+				for _, da := range []float64{-0.5, 0, 0.5} {
+					if s := ncc(pts, t, bx+dx, by+dy, (ba+da)*math.Pi/180, 1); s > best {
+						best = s
+					}
+				}
+			}
+		}
+		r.score[k] = best
+		r.pose[k] = [3]float64{bx, by, ba}
+	}
+	first, second := 0, -1
+	for k := 1; k < len(styles); k++ {
+		if r.score[k] > r.score[first] {
+			first, second = k, first
+		} else if second < 0 || r.score[k] > r.score[second] {
+			second = k
+		}
+	}
+	if r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin {
+		r.style = styles[first]
+	}
+	return r
+}
+
+// ncc correlates the observed darkness with template t for the piece
+// shifted by (dx, dy) and turned by da, each region's mean removed; every
+// stride-th point.
+func ncc(pts []obsPoint, t *template, dx, dy, da float64, stride int) float64 {
+	var so, soo, st, stt, sot, n [4]float64
+	ca, sa := math.Cos(da), math.Sin(da)
+	for i := 0; i < len(pts); i += stride {
+		p := &pts[i]
+		// the point in the true piece's axes
+		x, y := float64(p.x)-dx, float64(p.y)-dy
+		qx, qy := ca*x+sa*y, -sa*x+ca*y
+		tv := float64(t.at(qx, qy))
+		o := float64(p.dark)
+		r := p.region
+		so[r] += o
+		soo[r] += o * o
+		st[r] += tv
+		stt[r] += tv * tv
+		sot[r] += o * tv
+		n[r]++
+	}
+	var cov, vo, vt float64
+	for r := range 4 {
+		if n[r] == 0 {
+			continue
+		}
+		cov += sot[r] - so[r]*st[r]/n[r]
+		vo += soo[r] - so[r]*so[r]/n[r]
+		vt += stt[r] - st[r]*st[r]/n[r]
+	}
+	if vo <= 0 || vt <= 0 {
+		return 0
+	}
+	return cov / math.Sqrt(vo*vt)
+}
+
+// value is the camera frame's brightness (the largest channel) at top
+// view point (x, y) mm, interpolated.
+func (w *Watcher) value(x, y float64) (float64, bool) {
+	ix, iy := imagePoint(w.top.inv, x, y)
+	x0, y0 := int(math.Floor(ix)), int(math.Floor(iy))
+	W, H := w.smp.w, w.smp.h
+	if x0 < 0 || y0 < 0 || x0+1 >= W || y0+1 >= H {
 		return 0, false
 	}
-	fx, fy := x-float64(x0), y-float64(y0)
-	v := func(ix, iy int) float64 {
-		i := 3 * (iy*t.size.X + ix)
-		return float64(max(t.bytes[i], t.bytes[i+1], t.bytes[i+2]))
+	fx, fy := ix-float64(x0), iy-float64(y0)
+	v := func(px, py int) float64 {
+		i := 3 * (py*W + px)
+		return float64(max(w.pix[i], w.pix[i+1], w.pix[i+2]))
 	}
 	return (v(x0, y0)*(1-fx)+v(x0+1, y0)*fx)*(1-fy) + (v(x0, y0+1)*(1-fx)+v(x0+1, y0+1)*fx)*fy, true
 }
 
-// styleFeatures measures a card's frame along its two long sides: the
-// ink's width across the band (mm), and how strongly the ink along it
-// repeats at the dashes' and the dots' pitch.
-type styleFeatures struct {
-	width, r13, r7, ink float64
-}
-
-const (
-	halfShort = 21.5 // a card's half width (mm)
-	stepMM    = 0.5
-)
-
-func (t *topView) cardStyle(b *Board, f, g tiles.Field) (styleFeatures, bool) {
-	fx, fy := b.At(f, 0, 0)
-	gx, gy := b.At(g, 0, 0)
-	cx, cy := (fx+gx)/2, (fy+gy)/2
-	l := math.Hypot(gx-fx, gy-fy)
-	ax, ay := (gx-fx)/l, (gy-fy)/l
-	nx, ny := -ay, ax
-	var sf styleFeatures
-	for _, s := range []float64{-1, 1} {
-		const ne, nu = 25, 145 // e 0..12, u -36..36
-		var grid [ne][nu]float64
-		var ref []float64
-		for i := range ne {
-			e := float64(i) * stepMM
-			for j := range nu {
-				u := -36 + float64(j)*stepMM
-				d := s * (halfShort - e)
-				v, ok := t.value(cx+ax*u+nx*d, cy+ay*u+ny*d)
-				if !ok {
-					return sf, false
-				}
-				grid[i][j] = v
-				if e >= 10 {
-					ref = append(ref, v)
+// stoneCentre finds the stone on field f: the disc of a stone's size
+// holding the most dark pixels, within 4 mm of the field's centre.
+func (w *Watcher) stoneCentre(f tiles.Field) (float64, float64) {
+	cx, cy := w.board.At(f, 0, 0)
+	type pt struct{ x, y float64 }
+	var dark []pt
+	for v := -19.0; v <= 19; v++ {
+		for u := -19.0; u <= 19; u++ {
+			x, y := cx+u, cy+v
+			if val, ok := w.value(x, y); ok && val < 70 {
+				dark = append(dark, pt{x, y})
+			}
+		}
+	}
+	best, bx, by := -1, cx, cy
+	for dv := -4.0; dv <= 4; dv += 0.5 {
+		for du := -4.0; du <= 4; du += 0.5 {
+			n := 0
+			for _, p := range dark {
+				if (p.x-cx-du)*(p.x-cx-du)+(p.y-cy-dv)*(p.y-cy-dv) < 13.5*13.5 {
+					n++
 				}
 			}
-		}
-		vref := 0.0
-		for _, v := range ref {
-			vref += v / float64(len(ref))
-		}
-		if vref < 90 {
-			return sf, false
-		}
-		var across [ne]float64
-		peak, pi := 0.0, 0
-		for i := range ne {
-			for j := range nu {
-				k := math.Min(1, math.Max(0, (vref-grid[i][j])/(vref-40)))
-				grid[i][j] = k
-				across[i] += k / nu
-			}
-			if across[i] > peak {
-				peak, pi = across[i], i
+			if n > best {
+				best, bx, by = n, cx+du, cy+dv
 			}
 		}
-		w := 0.0
-		for i := range ne {
-			if across[i] > peak/2 {
-				w += stepMM
-			}
-		}
-		var along [nu]float64
-		for j := range nu {
-			for i := max(0, pi-3); i <= min(ne-1, pi+3); i++ {
-				along[j] += grid[i][j]
-			}
-		}
-		sf.width += w / 2
-		sf.ink += peak / 2
-		sf.r13 += resonance(along[:], 13.3) / 2
-		sf.r7 += resonance(along[:], 7.25) / 2
 	}
-	return sf, true
+	return bx, by
 }
 
-// resonance is the share of the profile's mean that repeats at period
-// (mm).
-func resonance(p []float64, period float64) float64 {
-	var re, im, sum float64
-	for j, v := range p {
-		a := 2 * math.Pi * float64(j) * stepMM / period
-		re += v * math.Cos(a)
-		im += v * math.Sin(a)
-		sum += v
-	}
-	if sum <= 0 {
-		return 0
-	}
-	return math.Hypot(re, im) / sum
-}
+// stoneMaskMM leaves out a stone's disc (14 mm) and its shadow.
+const stoneMaskMM = 18.0
 
-// styleOf decides the frame style, or "" when unsure.
-func styleOf(sf styleFeatures) tiles.Frame {
-	switch {
-	case sf.ink < 0.25:
-		return ""
-	case sf.r13 > 0.25 && sf.r13 > sf.r7:
-		return tiles.Dashed
-	case sf.r7 > 0.25:
-		return tiles.Dotted
-	case sf.r13 > 0.15 || sf.r7 > 0.15:
-		return ""
-	case sf.width >= 4.5:
-		return tiles.Double
-	case sf.width <= 4:
-		return tiles.Plain
+// owner reads the frame style of piece p (with a stone on field stone, or
+// none) and returns the player of that style, or "" and why not.
+func (w *Watcher) owner(p piece, stone *tiles.Field) (string, string) {
+	var mx, my, r float64
+	if stone != nil {
+		mx, my = w.stoneCentre(*stone)
+		r = stoneMaskMM
 	}
-	return ""
-}
-
-// owner reads the frame style along the card on fields f and g and
-// returns the player of that style, or "" and why not.
-func (w *Watcher) owner(f, g tiles.Field) (string, string) {
-	sf, ok := w.top.cardStyle(w.board, f, g)
-	if !ok {
-		return "", "card not measurable"
+	rd := w.readStyle(p, mx, my, r)
+	w.Styles = append(w.Styles, rd.String())
+	if w.styleHook != nil {
+		w.styleHook(p, rd)
 	}
-	st := styleOf(sf)
-	w.Styles = append(w.Styles, fmt.Sprintf("%v-%v %+v -> %q", f, g, sf, st))
-	if st == "" {
-		return "", fmt.Sprintf("frame unreadable %+v", sf)
+	if rd.style == "" {
+		return "", "frame unreadable: " + rd.String()
 	}
-	for _, p := range w.cfg.Players {
-		if p.Frame == st {
-			return p.Name, ""
+	for _, pl := range w.cfg.Players {
+		if pl.Frame == rd.style {
+			return pl.Name, ""
 		}
 	}
-	return "", fmt.Sprintf("no player with a %s frame", st)
+	return "", fmt.Sprintf("no player with a %s frame", rd.style)
 }

@@ -16,6 +16,24 @@ type Config struct {
 	StableMS int64 // how long a field must look the same before its change is believed (default 180)
 }
 
+// Timing of the reading (ms).
+const (
+	pairWaitMS   = 2500  // a stone move waits this long for the card half beside it
+	halfWaitMS   = 4000  // a card half waits this long for its other half
+	ownerWaitMS  = 2000  // a frame style is read again this long before the piece is given up
+	jokerWaitMS  = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
+	searchEvery  = 250   // between attempts to find a new board
+	regressLimit = 3     // fields that lose their piece at once: the board was cleared
+)
+
+// recentCard is a card seen whole (no stone on it) and when.
+type recentCard struct {
+	fields [2]tiles.Field
+	t      int64
+}
+
+const recentMS = 4000
+
 // fieldTrack is one field's believed look and the candidate replacing it.
 type fieldTrack struct {
 	believed  look
@@ -23,20 +41,55 @@ type fieldTrack struct {
 	candSince int64
 }
 
+// cell is what the watcher has reported lying on a field.
+type cell struct {
+	kind    kind // lookFree, lookCard, lookJoker
+	colour  tiles.Colour
+	partner tiles.Field
+}
+
+// item is a thing seen, waiting to be reported in the order seen: a stone
+// move (with the card or joker it belongs to), or a card seen whole.
+type item struct {
+	t        int64
+	move     bool
+	stone    int // 0-based
+	from, to tiles.Field
+	halves   [2]tiles.Field // a card seen whole
+	done     bool
+	obs      []tiles.Observation
+	// a joker under the stone whose frame could not be read with it there
+	jokerAt *tiles.Field
+	via     bool                // the way the stone came was looked at:
+	pre     []tiles.Observation // a card it stood on unseen, reported before
+}
+
 // Watcher turns frames into observations for tiles.Referee. It is not
 // safe for concurrent use.
 type Watcher struct {
-	cfg     Config
-	top     *topView
-	board   *Board
-	fields  [][]fieldTrack
-	stones  [tiles.Stones]tiles.Field
-	started bool
-	pending map[tiles.Field]int64 // card halves newly believed, waiting for their partner
-	// Unsure counts what was seen but not reported (unreadable frame, no partner).
+	cfg       Config
+	top       *topView
+	board     *Board
+	smp       *sampler
+	pix       []byte
+	fields    [][]fieldTrack
+	content   [][]cell
+	stones    [tiles.Stones]tiles.Field
+	started   bool
+	roundN    int // rounds found
+	searching bool
+	lastTry   int64
+	halves    map[tiles.Field]int64 // card halves newly seen, waiting for their other half
+	goneSince map[int]int64         // stones seen gone from their field, since
+	cameSince map[tiles.Field]int64 // stones seen on a new field, since
+	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
+	items     []*item
+	recent    []recentCard // cards reported with no stone on them, lately
+	// Unsure says what was seen but not reported (unreadable frame, no partner).
 	Unsure []string
 	// Styles logs every frame style read, for diagnosis.
-	Styles []string
+	Styles    []string
+	styleHook func(piece, styleRead) // tests: every read
 }
 
 // NewWatcher returns a watcher for cfg.
@@ -44,7 +97,9 @@ func NewWatcher(cfg Config) *Watcher {
 	if cfg.StableMS <= 0 {
 		cfg.StableMS = 180
 	}
-	return &Watcher{cfg: cfg, pending: map[tiles.Field]int64{}}
+	buildLUT()
+	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
+		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}}
 }
 
 // Close frees the watcher's images.
@@ -57,9 +112,14 @@ func (w *Watcher) Close() {
 // Board is the board found, or nil.
 func (w *Watcher) Board() *Board { return w.board }
 
+func (w *Watcher) unsure(tMS int64, format string, args ...any) {
+	w.Unsure = append(w.Unsure, fmt.Sprintf("%d ms: ", tMS)+fmt.Sprintf(format, args...))
+}
+
 // Feed takes the next frame (BGR) shown at tMS and returns what it newly
 // believes. Before the markers are found it returns ErrNoMarkers; until
-// the board is found, nothing.
+// the board is found, nothing. A new board (the next round's) is reported
+// as a round.
 func (w *Watcher) Feed(frame gocv.Mat, tMS int64) ([]tiles.Observation, error) {
 	if w.top == nil {
 		t, err := newTopView(frame)
@@ -68,42 +128,82 @@ func (w *Watcher) Feed(frame gocv.Mat, tMS int64) ([]tiles.Observation, error) {
 		}
 		w.top = t
 	}
-	if err := w.top.warp(frame); err != nil {
+	if frame.Cols() != w.top.frame.X || frame.Rows() != w.top.frame.Y || frame.Type() != gocv.MatTypeCV8UC3 || !frame.IsContinuous() {
+		return nil, fmt.Errorf("vision/tiles: frame %dx%d type %v, want %dx%d BGR", frame.Cols(), frame.Rows(), frame.Type(), w.top.frame.X, w.top.frame.Y)
+	}
+	pix, err := frame.DataPtrUint8()
+	if err != nil {
 		return nil, err
 	}
-	if w.board == nil {
-		return w.findBoard(tMS), nil
+	w.pix = pix
+	var out []tiles.Observation
+	if w.board != nil {
+		w.update(tMS)
+		if !w.searching {
+			w.resolve(tMS)
+			out = w.emit(tMS)
+			if w.regressed() >= regressLimit {
+				w.searching = true
+			}
+		} else if w.regressed() < regressLimit && w.started {
+			w.searching = false // a false alarm: the board is still there
+		}
 	}
-	return w.track(tMS), nil
+	if w.searching && tMS-w.lastTry >= searchEvery {
+		w.lastTry = tMS
+		if err := w.top.warp(frame); err != nil {
+			return out, err
+		}
+		out = append(out, w.findBoard(tMS)...)
+	}
+	return out, nil
 }
 
-// findBoard looks for the board and the four stones on it.
+// findBoard looks for a board with nothing on it but the four stones; a
+// new one starts a round.
 func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	b, err := findBoard(w.top, len(w.cfg.Players))
 	if err != nil {
 		return nil
 	}
+	smp := newSampler(w.top.inv, w.top.frame.X, w.top.frame.Y, b)
 	var stones []tiles.Field
 	fields := make([][]fieldTrack, b.H)
+	content := make([][]cell, b.H)
 	for y := range b.H {
 		fields[y] = make([]fieldTrack, b.W)
+		content[y] = make([]cell, b.W)
 		for x := range b.W {
 			f := tiles.Field{X: x, Y: y}
-			l := lookOf(sampleField(w.top, b, f))
-			if l.kind != lookFree || l.colour != b.Colour(f) {
+			l := smp.look(w.pix, f)
+			if (l.kind != lookFree && l.kind != lookStone) || l.colour != b.Colour(f) {
 				return nil
 			}
-			if l.stone {
+			if l.stone() {
 				stones = append(stones, f)
 			}
 			fields[y][x] = fieldTrack{believed: l, cand: l, candSince: tMS}
+			content[y][x] = cell{kind: lookFree, colour: b.Colour(f)}
 		}
 	}
 	if len(stones) != tiles.Stones {
 		return nil
 	}
-	w.board, w.fields = b, fields
+	for _, it := range w.items {
+		if !it.done {
+			w.unsure(tMS, "a new board: %s given up", it)
+		}
+	}
+	w.board, w.smp, w.fields, w.content = b, smp, fields, content
 	copy(w.stones[:], stones)
+	w.searching = false
+	w.roundN++
+	clear(w.halves)
+	clear(w.jokers)
+	clear(w.goneSince)
+	clear(w.cameSince)
+	w.recent = nil
+	w.items = nil
 	var out []tiles.Observation
 	if !w.started {
 		w.started = true
@@ -114,109 +214,505 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	return append(out, tiles.Observation{Kind: tiles.ObsRound, TimeMS: tMS, Layout: &lay, Stones: stones, By: "camera"})
 }
 
+func (it *item) String() string {
+	if it.move {
+		return fmt.Sprintf("stone %d from %v to %v", it.stone+1, it.from, it.to)
+	}
+	return fmt.Sprintf("card on %v-%v", it.halves[0], it.halves[1])
+}
+
 var sideStep = [4]tiles.Field{{X: 0, Y: -1}, {X: 1, Y: 0}, {X: 0, Y: 1}, {X: -1, Y: 0}}
 
-// track classifies every field and reports the changes held long enough.
-func (w *Watcher) track(tMS int64) []tiles.Observation {
+func step(f tiles.Field, side int8) tiles.Field {
+	return tiles.Field{X: f.X + sideStep[side].X, Y: f.Y + sideStep[side].Y}
+}
+
+// sideTo is the side of f that g touches, or -1.
+func sideTo(f, g tiles.Field) int8 {
+	for k, d := range sideStep {
+		if f.X+d.X == g.X && f.Y+d.Y == g.Y {
+			return int8(k)
+		}
+	}
+	return -1
+}
+
+func (w *Watcher) on(f tiles.Field) bool {
+	return f.X >= 0 && f.Y >= 0 && f.X < w.board.W && f.Y < w.board.H
+}
+
+func (w *Watcher) believed(f tiles.Field) look { return w.fields[f.Y][f.X].believed }
+
+// expected is the look of what was reported on f.
+func (w *Watcher) expected(f tiles.Field) look {
+	c := w.content[f.Y][f.X]
+	switch c.kind {
+	case lookCard:
+		return look{kind: lookCard, colour: c.colour, open: sideTo(f, c.partner)}
+	case lookJoker:
+		return look{kind: lookJoker, open: -1}
+	}
+	return look{kind: lookFree, colour: c.colour, open: -1}
+}
+
+// update classifies every field and believes the looks held long enough;
+// a card half or joker that differs from what was reported there is new.
+func (w *Watcher) update(tMS int64) {
 	b := w.board
-	var changed []tiles.Field
 	for y := range b.H {
 		for x := range b.W {
 			f := tiles.Field{X: x, Y: y}
 			ft := &w.fields[y][x]
-			l := lookOf(sampleField(w.top, b, f))
+			l := w.smp.look(w.pix, f)
 			if l != ft.cand {
 				ft.cand, ft.candSince = l, tMS
-				continue
 			}
 			if l.kind == lookHidden || l == ft.believed || tMS-ft.candSince < w.cfg.StableMS {
 				continue
 			}
-			old := ft.believed
 			ft.believed = l
-			if old.kind == lookFree && l.kind == lookCard {
-				w.pending[f] = tMS
+			delete(w.halves, f)
+			delete(w.jokers, f)
+			if w.searching {
+				continue
 			}
-			if old.kind == lookFree && l.kind == lookJoker {
-				changed = append(changed, f)
+			switch {
+			case l.kind == lookCard && l != w.expected(f):
+				w.halves[f] = tMS
+			case l.kind == lookJoker && w.content[y][x].kind != lookJoker:
+				w.jokers[f] = tMS
 			}
 		}
 	}
-	out := w.lays(tMS)
-	for _, f := range changed {
-		out = append(out, w.joker(f, tMS)...)
-	}
-	return append(out, w.stoneMoves(tMS)...)
 }
 
-// lays pairs newly covered card halves into cards.
-func (w *Watcher) lays(tMS int64) []tiles.Observation {
-	var out []tiles.Observation
-	keys := make([]tiles.Field, 0, len(w.pending))
-	for f := range w.pending {
-		keys = append(keys, f)
-	}
-	slices.SortFunc(keys, func(a, b tiles.Field) int { return (a.Y-b.Y)*100 + a.X - b.X })
-	for _, f := range keys {
-		if _, ok := w.pending[f]; !ok {
-			continue
-		}
-		l := w.fields[f.Y][f.X].believed
-		if l.open < 0 {
-			continue
-		}
-		g := tiles.Field{X: f.X + sideStep[l.open].X, Y: f.Y + sideStep[l.open].Y}
-		if _, ok := w.pending[g]; !ok {
-			if tMS-w.pending[f] > 3000 {
-				delete(w.pending, f)
-				w.Unsure = append(w.Unsure, fmt.Sprintf("%d ms: card half at %v without its other half", tMS, f))
+// regressed counts the fields that show free where a piece was reported,
+// or another colour than the board's: a cleared or another board.
+func (w *Watcher) regressed() int {
+	n := 0
+	for y := range w.board.H {
+		for x := range w.board.W {
+			l := w.fields[y][x].believed
+			c := w.content[y][x]
+			if l.kind == lookFree && (c.kind != lookFree || l.colour != w.board.colours[y][x]) {
+				n++
 			}
-			continue
 		}
-		m := w.fields[g.Y][g.X].believed
-		if m.open < 0 || (m.open+2)%4 != l.open {
-			continue
-		}
-		delete(w.pending, f)
-		delete(w.pending, g)
-		owner, why := w.owner(f, g)
-		if owner == "" {
-			w.Unsure = append(w.Unsure, fmt.Sprintf("%d ms: card at %v-%v: owner unsure (%s)", tMS, f, g, why))
-			continue
-		}
-		out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: owner,
-			Fields: []tiles.Field{f, g}, Colours: []tiles.Colour{l.colour, m.colour}, By: "camera"})
 	}
-	return out
+	return n
 }
 
-// joker reports a joker newly on f, at the stone beside it.
-func (w *Watcher) joker(f tiles.Field, tMS int64) []tiles.Observation {
-	w.Unsure = append(w.Unsure, fmt.Sprintf("%d ms: joker at %v: its owner is not read yet", tMS, f))
-	return nil
+// resolve matches stones gone with stones come, then explains each move
+// by the card or joker under the stone, and pairs card halves seen whole.
+func (w *Watcher) resolve(tMS int64) {
+	w.matchStones(tMS)
+	for _, it := range w.items {
+		if !it.done {
+			if it.move {
+				w.explainMove(it, tMS)
+			} else {
+				w.readCard(it, tMS)
+			}
+		}
+	}
+	w.pairHalves(tMS)
+	for f, t0 := range w.halves {
+		if tMS-t0 > halfWaitMS {
+			delete(w.halves, f)
+			w.unsure(tMS, "card half at %v (%v) without its other half", f, w.believed(f).colour)
+		}
+	}
+	for f, t0 := range w.jokers {
+		if tMS-t0 > pairWaitMS {
+			delete(w.jokers, f)
+			w.unsure(tMS, "joker at %v without a stone moved onto it", f)
+		}
+	}
 }
 
-// stoneMoves reports a stone gone from one field and shown on another.
-func (w *Watcher) stoneMoves(tMS int64) []tiles.Observation {
+// matchStones pairs the stones that left their field with the stones
+// shown on new fields. A stone moves onto the card laid at it: a pair
+// whose card (the new half beside the new field) touches the stone's old
+// field is taken at once; other pairs (a dead end's relocation, a card
+// not seen yet) wait a little, for the pairing that moves the stones
+// least.
+func (w *Watcher) matchStones(tMS int64) {
 	var gone []int
 	for i, f := range w.stones {
-		l := w.fields[f.Y][f.X].believed
-		if !l.stone {
-			gone = append(gone, i)
+		if w.believed(f).stone() {
+			delete(w.goneSince, i)
+			continue
 		}
+		if _, ok := w.goneSince[i]; !ok {
+			w.goneSince[i] = tMS
+		}
+		gone = append(gone, i)
 	}
 	var came []tiles.Field
 	for y := range w.board.H {
 		for x := range w.board.W {
 			f := tiles.Field{X: x, Y: y}
-			if w.fields[y][x].believed.stone && !slices.Contains(w.stones[:], f) {
-				came = append(came, f)
+			if !w.fields[y][x].believed.stone() || slices.Contains(w.stones[:], f) {
+				delete(w.cameSince, f)
+				continue
+			}
+			if _, ok := w.cameSince[f]; !ok {
+				w.cameSince[f] = tMS
+			}
+			came = append(came, f)
+		}
+	}
+	if len(gone) == 0 || len(came) == 0 {
+		return
+	}
+	cost := func(i int, f tiles.Field) int {
+		a := w.stones[i]
+		if p, ok := w.partnerHalf(f); ok && (touch(a, p) || touch(a, f)) {
+			return 0
+		}
+		return 1 + abs(a.X-f.X) + abs(a.Y-f.Y)
+	}
+	c := make([][]int, len(gone))
+	for i, s := range gone {
+		c[i] = make([]int, len(came))
+		for j, f := range came {
+			c[i][j] = cost(s, f)
+		}
+	}
+	wait := int64(700)
+	if len(gone) != len(came) {
+		wait = 1500
+	}
+	for _, pr := range cheapest(c) {
+		i, f := gone[pr[0]], came[pr[1]]
+		if c[pr[0]][pr[1]] > 0 && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) {
+			continue
+		}
+		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f})
+		w.stones[i] = f
+		w.recent = slices.DeleteFunc(w.recent, func(r recentCard) bool { return r.fields[0] == f || r.fields[1] == f })
+		delete(w.goneSince, i)
+		delete(w.cameSince, f)
+	}
+}
+
+// cheapest pairs rows with columns of cost matrix c (as many pairs as the
+// smaller side has), at the least total cost: every way is tried (at
+// most 4 stones).
+func cheapest(c [][]int) [][2]int {
+	rows, cols := len(c), len(c[0])
+	n := min(rows, cols)
+	var best [][2]int
+	bestCost := 1 << 30
+	cur := make([][2]int, 0, n)
+	usedC := make([]bool, cols)
+	var rec func(r, sum int)
+	rec = func(r, sum int) {
+		if sum >= bestCost {
+			return
+		}
+		if len(cur) == n {
+			best, bestCost = slices.Clone(cur), sum
+			return
+		}
+		if r == rows {
+			return
+		}
+		if rows-r > n-len(cur) { // row r may stay unpaired
+			rec(r+1, sum)
+		}
+		for j := range cols {
+			if !usedC[j] {
+				usedC[j] = true
+				cur = append(cur, [2]int{r, j})
+				rec(r+1, sum+c[r][j])
+				cur = cur[:len(cur)-1]
+				usedC[j] = false
 			}
 		}
 	}
-	if len(gone) != 1 || len(came) != 1 || len(w.pending) > 0 {
-		return nil
+	rec(0, 0)
+	return best
+}
+
+// partnerHalf is the one new card half beside f, open towards it.
+func (w *Watcher) partnerHalf(f tiles.Field) (tiles.Field, bool) {
+	var cands []tiles.Field
+	for k := range int8(4) {
+		p := step(f, k)
+		if !w.on(p) {
+			continue
+		}
+		if _, ok := w.halves[p]; ok && w.believed(p).open == sideTo(p, f) {
+			cands = append(cands, p)
+		}
 	}
-	w.stones[gone[0]] = came[0]
-	return []tiles.Observation{{Kind: tiles.ObsStone, TimeMS: tMS, Stone: gone[0] + 1, Fields: []tiles.Field{came[0]}, By: "camera"}}
+	if len(cands) != 1 {
+		return tiles.Field{}, false
+	}
+	return cands[0], true
+}
+
+// touch reports whether fields a and b share an edge.
+func touch(a, b tiles.Field) bool { return abs(a.X-b.X)+abs(a.Y-b.Y) == 1 }
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// explainMove finds what the stone moved onto: a joker under it, or a
+// card whose other half lies beside it, open towards it.
+func (w *Watcher) explainMove(it *item, tMS int64) {
+	stoneObs := tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{it.to}, By: "camera"}
+	b := w.believed(it.to)
+	if it.jokerAt != nil { // the stone hid the joker's frame: read it once the stone has left
+		j := *it.jokerAt
+		switch l := w.believed(j); {
+		case l.kind == lookJoker:
+			if o, why := w.owner(w.jokerPiece(j), nil); o != "" {
+				w.reportJoker(it, o, tMS, stoneObs)
+			} else if tMS-it.t > jokerWaitMS+ownerWaitMS {
+				w.giveUp(it, tMS, stoneObs, "joker at %v: owner unsure (%s)", j, why)
+			}
+		case tMS-it.t > jokerWaitMS:
+			w.giveUp(it, tMS, stoneObs, "joker at %v: its frame stayed hidden", j)
+		}
+		return
+	}
+	if b.stone() && b.joker {
+		if o, why := w.owner(w.jokerPiece(it.to), &it.to); o != "" {
+			w.reportJoker(it, o, tMS, stoneObs)
+		} else if tMS-it.t > ownerWaitMS {
+			w.Styles = append(w.Styles, "joker under a stone: "+why)
+			j := it.to
+			it.jokerAt = &j
+			delete(w.jokers, j)
+		}
+		return
+	}
+	// the card's other half: a new half beside the stone, open towards it
+	var cands []tiles.Field
+	for k := range int8(4) {
+		p := step(it.to, k)
+		if _, ok := w.halves[p]; ok && w.on(p) && w.believed(p).open == sideTo(p, it.to) {
+			cands = append(cands, p)
+		}
+	}
+	switch {
+	case len(cands) == 1 && b.stone() && b.colour != 0:
+		p := cands[0]
+		if !it.via {
+			pre, ok := w.viaCard(it, p, tMS)
+			if !ok {
+				return
+			}
+			it.pre, it.via = pre, true
+		}
+		o, why := w.owner(w.cardPiece(p, it.to), &it.to)
+		colours := []tiles.Colour{w.believed(p).colour, b.colour}
+		if o == "" {
+			if tMS-it.t > ownerWaitMS {
+				delete(w.halves, p)
+				w.content[p.Y][p.X] = cell{kind: lookCard, colour: colours[0], partner: it.to}
+				w.content[it.to.Y][it.to.X] = cell{kind: lookCard, colour: colours[1], partner: p}
+				w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
+			}
+			return
+		}
+		delete(w.halves, p)
+		it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{p, it.to},
+			Colours: colours, Stone: it.stone + 1, By: "camera"}, stoneObs)
+		w.content[p.Y][p.X] = cell{kind: lookCard, colour: colours[0], partner: it.to}
+		w.content[it.to.Y][it.to.X] = cell{kind: lookCard, colour: colours[1], partner: p}
+		it.done = true
+	case len(cands) > 1:
+		w.giveUp(it, tMS, stoneObs, "stone %d onto %v: %d card halves beside it", it.stone+1, it.to, len(cands))
+	case tMS-it.t > pairWaitMS:
+		w.giveUp(it, tMS, stoneObs, "stone %d onto %v (under it %v, joker %v): no card half beside it", it.stone+1, it.to, b.colour, b.joker)
+	}
+}
+
+// viaCard checks the way a stone came to a new card. Every card laid at a
+// stone gets the stone: a card seen whole (no stone on it) beside the
+// field the stone left, just before, had the stone unseen (two players at
+// one stone, a fraction of a second apart), on its field beside this card
+// (on its farther colour, if both are). It returns the stone's stop there
+// (and that card, if not reported yet) to report first; false to wait for
+// such a card when this one does not touch the field the stone left. A
+// card that touches neither is a relocation (T3b): nothing to add.
+func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observation, bool) {
+	a := it.from
+	type via struct {
+		card    [2]tiles.Field
+		at      tiles.Field
+		pending bool
+		joker   bool // a joker on card[0]
+	}
+	var vias []via
+	consider := func(card [2]tiles.Field, pending bool) {
+		if !touch(a, card[0]) && !touch(a, card[1]) || card[0] == a || card[1] == a {
+			return
+		}
+		var at []tiles.Field
+		for _, x := range card {
+			if touch(x, p) || touch(x, it.to) {
+				at = append(at, x)
+			}
+		}
+		if len(at) == 2 { // both beside this card: the farther colour (T3a)
+			at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(a, x) })
+		}
+		if len(at) == 1 {
+			vias = append(vias, via{card: card, at: at[0], pending: pending})
+		}
+	}
+	for _, r := range w.recent {
+		if tMS-r.t <= recentMS {
+			consider(r.fields, false)
+		}
+	}
+	for f := range w.halves {
+		if g := step(f, w.believed(f).open); w.believed(f).open >= 0 && w.on(g) {
+			if _, ok := w.halves[g]; ok && w.believed(g).open == sideTo(g, f) && f.Y*100+f.X < g.Y*100+g.X {
+				consider([2]tiles.Field{f, g}, true)
+			}
+		}
+	}
+	for j := range w.jokers {
+		if touch(a, j) && (touch(j, p) || touch(j, it.to)) {
+			vias = append(vias, via{card: [2]tiles.Field{j, j}, at: j, pending: true, joker: true})
+		}
+	}
+	switch {
+	case len(vias) == 1:
+	case len(vias) == 0 && !touch(a, p) && !touch(a, it.to) && tMS-it.t <= pairWaitMS:
+		return nil, false
+	default:
+		return nil, true
+	}
+	v := vias[0]
+	var out []tiles.Observation
+	if v.joker {
+		o, why := w.owner(w.jokerPiece(v.at), nil)
+		if o == "" {
+			if tMS-it.t <= ownerWaitMS {
+				return nil, false
+			}
+			w.unsure(tMS, "joker at %v: owner unsure (%s)", v.at, why)
+			return nil, true
+		}
+		out = append(out, tiles.Observation{Kind: tiles.ObsJoker, TimeMS: tMS, Player: o, Fields: []tiles.Field{v.at}, Stone: it.stone + 1, By: "camera"})
+		w.content[v.at.Y][v.at.X] = cell{kind: lookJoker}
+		delete(w.jokers, v.at)
+	} else if v.pending {
+		f, g := v.card[0], v.card[1]
+		o, why := w.owner(w.cardPiece(f, g), nil)
+		if o == "" {
+			if tMS-it.t <= ownerWaitMS {
+				return nil, false
+			}
+			w.unsure(tMS, "card at %v-%v: owner unsure (%s)", f, g, why)
+			return nil, true
+		}
+		lf, lg := w.believed(f), w.believed(g)
+		out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
+			Colours: []tiles.Colour{lf.colour, lg.colour}, Stone: it.stone + 1, By: "camera"})
+		w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
+		w.content[g.Y][g.X] = cell{kind: lookCard, colour: lg.colour, partner: f}
+		delete(w.halves, f)
+		delete(w.halves, g)
+	}
+	out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
+	return out, true
+}
+
+func (w *Watcher) reportJoker(it *item, owner string, tMS int64, stoneObs tiles.Observation) {
+	j := it.to
+	if it.jokerAt != nil {
+		j = *it.jokerAt
+	}
+	it.obs = []tiles.Observation{{Kind: tiles.ObsJoker, TimeMS: tMS, Player: owner, Fields: []tiles.Field{j}, Stone: it.stone + 1, By: "camera"}, stoneObs}
+	w.content[j.Y][j.X] = cell{kind: lookJoker}
+	delete(w.jokers, j)
+	it.done = true
+}
+
+// giveUp reports the stone's move alone (the referee must know where the
+// stones stand) and says why the piece was not.
+func (w *Watcher) giveUp(it *item, tMS int64, stoneObs tiles.Observation, format string, args ...any) {
+	w.unsure(tMS, format, args...)
+	if it.move {
+		it.obs = []tiles.Observation{stoneObs}
+	}
+	it.done = true
+}
+
+// pairHalves reports two new card halves open towards each other, both
+// in sight: a card laid with no stone moved onto it.
+func (w *Watcher) pairHalves(tMS int64) {
+	keys := make([]tiles.Field, 0, len(w.halves))
+	for f := range w.halves {
+		keys = append(keys, f)
+	}
+	slices.SortFunc(keys, func(a, b tiles.Field) int { return (a.Y-b.Y)*100 + a.X - b.X })
+	for _, f := range keys {
+		if _, ok := w.halves[f]; !ok {
+			continue
+		}
+		l := w.believed(f)
+		g := step(f, l.open)
+		if _, ok := w.halves[g]; !ok || w.believed(g).open != sideTo(g, f) {
+			continue
+		}
+		delete(w.halves, f)
+		delete(w.halves, g)
+		it := &item{t: tMS, halves: [2]tiles.Field{f, g}}
+		w.items = append(w.items, it)
+		w.readCard(it, tMS)
+	}
+}
+
+// readCard reads the owner of a card seen whole.
+func (w *Watcher) readCard(it *item, tMS int64) {
+	f, g := it.halves[0], it.halves[1]
+	lf, lg := w.believed(f), w.believed(g)
+	if lf.kind != lookCard || lg.kind != lookCard {
+		w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: covered before it was read", f, g)
+		return
+	}
+	o, why := w.owner(w.cardPiece(f, g), nil)
+	if o == "" {
+		if tMS-it.t > ownerWaitMS {
+			w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: owner unsure (%s)", f, g, why)
+		}
+		return
+	}
+	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
+		Colours: []tiles.Colour{lf.colour, lg.colour}, By: "camera"}}
+	w.recent = append(slices.DeleteFunc(w.recent, func(r recentCard) bool { return tMS-r.t > recentMS }), recentCard{[2]tiles.Field{f, g}, tMS})
+	w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
+	w.content[g.Y][g.X] = cell{kind: lookCard, colour: lg.colour, partner: f}
+	it.done = true
+}
+
+// emit returns the observations of the items done, in the order seen: an
+// item still being read holds back those after it.
+func (w *Watcher) emit(tMS int64) []tiles.Observation {
+	var out []tiles.Observation
+	n := 0
+	for _, it := range w.items {
+		if !it.done {
+			break
+		}
+		out = append(out, it.obs...)
+		n++
+	}
+	for i := range out {
+		out[i].TimeMS = tMS
+	}
+	w.items = w.items[n:]
+	return out
 }

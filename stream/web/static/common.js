@@ -81,6 +81,44 @@ const Ligretto = (() => {
     }
   }
 
+  const signed = (n) => (n === undefined || n === null ? '–' : (n > 0 ? `+${n}` : String(n)));
+
+  // The tile game's scoreboard (rulebook 002; the state's "tiles"): each
+  // player's frame style, cards laid of those in play (and jokers), the
+  // round's points (provisional while counting), the total, and the rule
+  // of every wrong play this round. The rank column only when !mini.
+  function renderTilesScores(body, st, mini) {
+    body.replaceChildren();
+    const m = st.match || {};
+    const players = ((st.tiles && st.tiles.players) || []).slice().sort((a, b) => b.total - a.total);
+    if (players.length === 0) {
+      body.append(el('tr', {}, el('td', { colspan: mini ? '4' : '5', class: 'empty', text: 'No match yet.' })));
+      return;
+    }
+    const counting = st.phase === 'counting';
+    players.forEach((p, i) => {
+      const frame = el('span', { class: `frame frame-${p.frame}`, title: `frame: ${p.frame}` });
+      const faults = (p.faults || []).map((f) => el('span', { class: 'fault', text: f.rule, title: f.reason }));
+      const laid = `${p.laid}/${p.in_play}`;
+      body.append(el('tr', { class: `${m.winner === p.name ? 'winner' : ''}${m.leader === p.name ? ' leader' : ''}`, 'data-player': p.name },
+        mini ? null : el('td', { class: 'rank', text: String(i + 1) }),
+        el('td', { class: 'player' }, el('div', { class: 'tname' }, frame, el('span', { class: 'name', text: p.name }),
+          el('span', { class: 'style', text: p.frame }), ...faults)),
+        el('td', { class: 'num laid', text: laid, title: `${p.laid} of ${p.in_play} cards laid${p.jokers ? `, ${p.jokers} joker(s)` : ''}` },
+          p.jokers ? el('span', { class: 'jokers', text: ` ★${p.jokers}` }) : null),
+        el('td', { class: `num round ${counting ? 'live' : 'last'}`, text: signed(p.points), title: counting ? 'provisional: counting' : 'last round' }),
+        el('td', { class: 'num total', text: String(p.total) })));
+    });
+  }
+
+  // The banner of a tile round's end or the match's.
+  function tilesBanner(st) {
+    const m = st.match || {};
+    if (m.over) return m.winner ? `${m.winner} wins the match` : 'The match is over, level at the top';
+    if (st.phase !== 'counting') return '';
+    return st.deadlock ? 'Nobody can lay a card: the most cards laid wins the round' : `Ligretto Stopp${st.stopped_by ? ` by ${st.stopped_by}` : ''}!`;
+  }
+
   function setMatchLine(st) {
     const m = st.match || {};
     const set = (id, v) => { const e = document.getElementById(id); if (e) e.textContent = v; };
@@ -91,5 +129,5 @@ const Ligretto = (() => {
     if (phase) phase.dataset.phase = st.phase || '';
   }
 
-  return { el, phaseName, backColour, renderPiles, renderFeed, setMatchLine, timeOf };
+  return { el, phaseName, backColour, renderPiles, renderFeed, setMatchLine, timeOf, signed, renderTilesScores, tilesBanner };
 })();

@@ -125,10 +125,20 @@
     // Who can call stop: the match's players.
     const sel = $('stop-player');
     const keep = sel.value;
-    sel.replaceChildren(el('option', { value: '', text: '(unknown)' }), ...(st.players || []).map((p) => el('option', { value: p.name, text: p.name })));
+    // The tile game (rulebook 002) names who stopped, has no piles,
+    // backs or undo, its camera begins rounds, and a round can end with
+    // nobody able to lay (T6a).
+    const tiles = st.game === 'tiles';
+    sel.replaceChildren(...(tiles ? [] : [el('option', { value: '', text: '(unknown)' })]), ...(st.players || []).map((p) => el('option', { value: p.name, text: p.name })));
     sel.value = keep;
-    $('start-round').disabled = st.phase !== 'between_rounds';
+    if (sel.selectedIndex < 0 && sel.options.length) sel.selectedIndex = 0;
+    $('start-round').disabled = tiles || st.phase !== 'between_rounds';
+    $('undo').disabled = tiles;
     $('stop').disabled = st.phase !== 'playing';
+    $('noplay-row').hidden = !tiles;
+    $('noplay').disabled = st.phase !== 'playing';
+    $('override').hidden = tiles;
+    $('override-title').hidden = tiles;
     renderRoster(st.roster || []);
   }
 
@@ -173,6 +183,7 @@
     const p = $('stop-player').value;
     act(`Stop called${p ? ` by ${p}` : ''}`, '/api/stop', { player: p });
   });
+  $('noplay').addEventListener('click', () => act('Nobody can lay: the round ends', '/api/noplay'));
   $('override').addEventListener('submit', (e) => {
     e.preventDefault();
     const pile = Number($('ov-pile').value);

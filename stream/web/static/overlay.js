@@ -5,7 +5,7 @@
 // (default 1), calls=rulings (only fouls, corrections and scores, not every
 // legal play). Bad values are ignored.
 (() => {
-  const { el, renderPiles, renderFeed, phaseName, backColour } = Ligretto;
+  const { el, renderPiles, renderFeed, phaseName, backColour, renderTilesScores, tilesBanner } = Ligretto;
   const $ = (id) => document.getElementById(id);
   const panelNames = ['scores', 'piles', 'calls'];
   const calls = 5; // feed items shown
@@ -27,7 +27,7 @@
   stack.className = `stack corner-${opt.corner}`;
   stack.style.setProperty('--scale', String(opt.scale));
 
-  const signed = (n) => (n === undefined || n === null ? '–' : (n > 0 ? `+${n}` : String(n)));
+  const { signed } = Ligretto;
 
   function renderScores(st) {
     const m = st.match || {};
@@ -56,9 +56,21 @@
     }
   }
 
+  // The tile game (rulebook 002): its own scoreboard; it has no piles.
+  function renderTiles(st) {
+    $('matchline').textContent = st.round ? `Round ${st.round} · ${phaseName(st.phase)}` : phaseName(st.phase);
+    const banner = $('banner');
+    banner.textContent = tilesBanner(st);
+    banner.hidden = banner.textContent === '';
+    renderTilesScores($('tiles-scores'), st, true);
+  }
+
   function render(st) {
-    for (const name of panelNames) $(`panel-${name}`).hidden = !opt.panels.includes(name);
-    if (opt.panels.includes('scores')) renderScores(st);
+    const tiles = st.game === 'tiles';
+    for (const name of panelNames) $(`panel-${name}`).hidden = !opt.panels.includes(name) || (tiles && name === 'piles');
+    $('classic-table').hidden = tiles;
+    $('tiles-table').hidden = !tiles;
+    if (opt.panels.includes('scores')) (tiles ? renderTiles : renderScores)(st);
     if (opt.panels.includes('piles')) renderPiles($('piles'), st.piles, true, st.unsure);
     if (opt.panels.includes('calls')) {
       const plain = ['ok', 'info', 'inferred'];

@@ -6,7 +6,7 @@
 // way. Without ?via, a page that this server turns away as full (503)
 // watches from the room when there is one; ?via=whep never does.
 (() => {
-  const { el, renderPiles, renderFeed, setMatchLine, backColour } = Ligretto;
+  const { el, renderPiles, renderFeed, setMatchLine, backColour, renderTilesScores, tilesBanner } = Ligretto;
   const $ = (id) => document.getElementById(id);
   const video = $('video');
   const via = new URLSearchParams(location.search).get('via');
@@ -182,7 +182,26 @@
     setInterval(() => { if (v.live()) picture(v); }, 1000);
   }
 
+  // The tile game (rulebook 002): its own scoreboard, no centre piles.
+  function renderTiles(st) {
+    setMatchLine(st);
+    $('rule-deadlock').textContent = 'Tile game (rulebook 002)';
+    renderTilesScores($('tiles-scores'), st, false);
+    renderFeed($('feed'), st.feed, 30);
+    const banner = $('banner');
+    banner.textContent = tilesBanner(st);
+    banner.hidden = banner.textContent === '';
+  }
+
   function render(st) {
+    const tiles = st.game === 'tiles';
+    $('classic-table').hidden = tiles;
+    $('tiles-table').hidden = !tiles;
+    document.querySelector('.piles-panel').hidden = tiles;
+    if (tiles) {
+      renderTiles(st);
+      return;
+    }
     setMatchLine(st);
     const m = st.match || {};
     $('rule-deadlock').textContent = m.active ? `Deadlock: ${m.settings.deadlock}${m.settings.advanced ? ' · advanced' : ''}` : '';

@@ -1,0 +1,197 @@
+// Package tiles runs one table of the tile game (rulebook 002): frames
+// from a source (a camera, a video, a folder of images) go through
+// vision/tiles' Watcher, its observations go to the referee, and what a
+// camera cannot hear is inferred from the board: the stop when a
+// player's laid cards reach what they have in play (T5a), then the cards
+// left and the round's end; a round that ends with nobody finishing is
+// taken as nobody able to lay (T6a). It is the tile game's counterpart of
+// package table; importers alias it (ttable).
+package tiles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/referee/tiles"
+	"ligretto/table"
+	vtiles "ligretto/vision/tiles"
+)
+
+// Referee takes the loop's observations. *tiles.Referee is one.
+type Referee interface {
+	Apply(tiles.Observation) (tiles.Verdict, error)
+	State() tiles.State
+}
+
+// Verdict is one observation (seen, or inferred by the loop: By "loop")
+// and what the referee said of it, or Err when it refused it.
+type Verdict struct {
+	Obs     tiles.Observation
+	Verdict tiles.Verdict
+	Err     error
+}
+
+// Config says how the loop runs a table.
+type Config struct {
+	Players  []tiles.Player // seat order with frame styles
+	Settings tiles.Settings
+	// Annotate draws the board as read, the stones, the latest calls and
+	// the scores on each frame.
+	Annotate bool
+	// OnFrame gets every frame after the loop looked at it (Image is
+	// valid only during the call).
+	OnFrame   func(table.Frame)
+	OnVerdict func(Verdict)
+	Log       *slog.Logger // nil: none
+}
+
+// StopWaitMS is how long the loop waits for a card's stone to move
+// before it gives the card to the referee without it: the stone's move
+// names the stone the card was laid at, and belongs to the card (a wrong
+// move is T3a); after a player's last card, the referee takes no stone
+// once the stop is called.
+const StopWaitMS = 2500
+
+// ErrConfig means the loop's configuration is unusable.
+var ErrConfig = errors.New("table/tiles: bad configuration")
+
+// Loop runs a tile-game table. It is not safe for concurrent use.
+type Loop struct {
+	cfg   Config
+	ref   Referee
+	log   *slog.Logger
+	watch *vtiles.Watcher
+	match *tiles.Observation // the match opened, for the next one
+	held  []held // cards waiting for their stones' moves, in the order seen
+	// assumed are the stones' moves the loop assumed, not yet seen.
+	assumed [tiles.Stones]*tiles.Field
+	seq   uint64
+	// seenUnsure counts the watcher's Unsure lines already logged.
+	seenUnsure int
+	unsure     []string
+	calls      []string // the latest calls, newest last
+	pieces     []piece  // this round's cards and jokers as judged
+	view       *imageView
+	status     string
+	now        int64 // the latest frame's time
+}
+
+// New makes a loop for the players and settings (checked as the referee
+// would: 2-4 players, distinct names and frames, T1) that tells ref what
+// it sees and infers.
+func New(cfg Config, ref Referee) (*Loop, error) {
+	if ref == nil {
+		return nil, fmt.Errorf("%w: a referee is required", ErrConfig)
+	}
+	if _, err := tiles.NewMatch(cfg.Players, cfg.Settings); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	l := &Loop{cfg: cfg, ref: ref, log: cfg.Log, status: "waiting for the first frame"}
+	l.watch = vtiles.NewWatcher(vtiles.Config{Players: cfg.Players, Settings: cfg.Settings})
+	return l, nil
+}
+
+// Close frees the loop's images.
+func (l *Loop) Close() {
+	l.watch.Close()
+}
+
+// Unsure returns what the loop saw or inferred but did not report or
+// guess, oldest first: the watcher's unsure readings and the loop's own.
+func (l *Loop) Unsure() []string { return append([]string(nil), l.unsure...) }
+
+// Run reads src until it ends (nil), breaks (its error, after every frame
+// before the break was refereed) or ctx ends (table.ErrStopped).
+func (l *Loop) Run(ctx context.Context, src table.Source) error {
+	frame := gocv.NewMat()
+	defer frame.Close()
+	for {
+		if ctx.Err() != nil {
+			return table.ErrStopped
+		}
+		shot, err := src.Next(&frame)
+		if errors.Is(err, io.EOF) {
+			l.flushHeld(len(l.held))
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return table.ErrStopped
+			}
+			return fmt.Errorf("table/tiles: the source broke after %d frames: %w", l.seq, err)
+		}
+		if err := l.Step(&frame, shot); err != nil {
+			return err
+		}
+	}
+}
+
+// Step looks at one frame: the watcher reads it, the referee hears what
+// it saw and what the loop infers, then the frame is annotated and handed
+// on. A frame that cannot be read (no markers in sight, a hand over the
+// board) is not an error: the loop waits for the next.
+func (l *Loop) Step(frame *gocv.Mat, shot table.Shot) error {
+	if shot.NewTable {
+		l.newTable()
+	}
+	l.seq++
+	l.status = ""
+	if frame.Empty() {
+		l.status = "an empty frame"
+	} else {
+		obs, err := l.watch.Feed(*frame, shot.TimeMS)
+		switch {
+		case errors.Is(err, vtiles.ErrNoMarkers):
+			l.status = "looking for the four table markers"
+		case err != nil:
+			l.status = "frame not read: " + err.Error()
+			l.log.Debug("frame not read", slog.Uint64("frame", l.seq), slog.Any("err", err))
+		case l.watch.Board() == nil:
+			l.status = "looking for the board and its four stones"
+		}
+		l.apply(obs)
+		l.takeUnsure()
+	}
+	l.tick(shot.TimeMS)
+	if l.cfg.Annotate {
+		l.annotate(frame, shot)
+	}
+	if l.cfg.OnFrame != nil {
+		l.cfg.OnFrame(table.Frame{Image: *frame, Shot: shot, Seq: l.seq, Calibrating: l.watch.Board() == nil})
+	}
+	return nil
+}
+
+// newTable starts the watcher afresh: the table under the camera changed.
+func (l *Loop) newTable() {
+	if ph := l.ref.State().Phase; ph == tiles.PhasePlaying || ph == tiles.PhaseCounting {
+		l.log.Warn("the table changed in the middle of a round; that round is not scored", slog.String("phase", string(ph)))
+	}
+	l.held = nil // the old table's cards
+	l.watch.Close()
+	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
+	l.seenUnsure = 0
+	l.view = nil
+	l.pieces, l.assumed = nil, [tiles.Stones]*tiles.Field{}
+}
+
+// takeUnsure logs the watcher's new unsure readings.
+func (l *Loop) takeUnsure() {
+	for _, u := range l.watch.Unsure[l.seenUnsure:] {
+		l.noteUnsure(u)
+	}
+	l.seenUnsure = len(l.watch.Unsure)
+}
+
+func (l *Loop) noteUnsure(s string) {
+	l.unsure = append(l.unsure, s)
+	l.log.Info("unsure", slog.String("what", s))
+}

@@ -1,0 +1,276 @@
+package tiles
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"testing"
+
+	"ligretto/referee/tiles"
+	tilesim "ligretto/referee/tiles/sim"
+)
+
+// seen is what a camera reports of a simulated event: the match, the
+// boards, cards, jokers and stones; not the stop, the deadlock or the
+// counts, and a lay without the stone it was laid at.
+func seen(e tilesim.Event) []tiles.Observation {
+	var out []tiles.Observation
+	for _, o := range e.Observations() {
+		switch o.Kind {
+		case tiles.ObsMatch, tiles.ObsRound, tiles.ObsJoker, tiles.ObsStone:
+			out = append(out, o)
+		case tiles.ObsLay:
+			o.Stone, o.Card = 0, 0
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// feed runs a match's camera-visible observations through a loop as
+// frames would bring them (ticking the clock at every event), and a last
+// tick after the end.
+//
+// With lateStones, a card's stone move is seen only after the next card
+// (when that comes within StopWaitMS), as a camera reports it when the
+// next card's halves were still settling.
+func feed(t *testing.T, cfg tilesim.Config, lateStones bool) (tilesim.Result, *tiles.Referee, []Verdict) {
+	t.Helper()
+	var events []tilesim.Event
+	res, err := tilesim.Run(cfg, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := tiles.New()
+	var vs []Verdict
+	l, err := New(Config{Players: tiles.DefaultPlayers(cfg.Players), Settings: res.Settings,
+		OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var late []tiles.Observation
+	for _, e := range events {
+		obs := seen(e)
+		if lateStones && len(late) > 0 && (e.Kind != tilesim.EvLay || e.TimeMS-late[0].TimeMS >= StopWaitMS) {
+			l.apply(late) // seen before the card's wait ran out
+			late = nil
+		}
+		l.tick(e.TimeMS)
+		if lateStones && e.Kind == tilesim.EvLay && len(obs) == 2 {
+			l.apply(obs[:1])
+			l.apply(late)
+			late = obs[1:]
+			continue
+		}
+		l.apply(obs)
+	}
+	l.apply(late)
+	l.tick(res.EndMS + StopWaitMS)
+	return res, ref, vs
+}
+
+// TestLoop_T5a_StopAndCountsInferredFromTheBoard: over many simulated
+// matches with wrong plays (2, 3, 4 players), the loop hears only what a
+// camera sees, infers every stop (T5a) from the cards laid reaching the
+// cards in play, the deadlocks (T6a) from the next board, and the counts
+// from the board; every round it scores is the simulator's, and every
+// wrong play is called with the simulator's rule.
+//
+// Half the matches see each stone's move only after the next card: the
+// loop gives the referee the move before that card, and names the stone
+// a card was laid at from the move onto it (T3a, T3b).
+func TestLoop_T5a_StopAndCountsInferredFromTheBoard(t *testing.T) {
+	rounds, deadlocks, injected := 0, 0, 0
+	for players := 2; players <= 4; players++ {
+		for seed := uint64(1); seed <= 30; seed++ {
+			cfg := tilesim.Config{Players: players, Seed: seed, Rounds: 3, ErrorRate: 0.03}
+			res, ref, vs := feed(t, cfg, seed%2 == 0)
+			got := ref.Match()
+			if got == nil {
+				t.Fatalf("%d players, seed %d: no match", players, seed)
+			}
+			want := res.Rounds
+			if n := len(want); len(got.Rounds) == n-1 && want[n-1].Deadlock {
+				// The last round ended with nobody able to lay and no
+				// next board: a camera cannot tell that from a pause.
+				want = want[:n-1]
+			}
+			if len(got.Rounds) != len(want) {
+				t.Fatalf("%d players, seed %d: %d rounds scored, want %d", players, seed, len(got.Rounds), len(want))
+			}
+			for i := range want {
+				g, w := got.Rounds[i], want[i]
+				if fmt.Sprint(name(g.StoppedBy), g.Deadlock, g.Winners) != fmt.Sprint(name(w.StoppedBy), w.Deadlock, w.Winners) || !maps.Equal(g.Players, w.Players) {
+					t.Fatalf("%d players, seed %d, round %d: scored %+v, want %+v", players, seed, i+1, g, w)
+				}
+				if w.Deadlock {
+					deadlocks++
+				}
+				rounds++
+			}
+			called := map[string]int{}
+			for _, v := range vs {
+				if v.Err != nil {
+					t.Fatalf("%d players, seed %d: %s refused: %v", players, seed, v.Obs.Kind, v.Err)
+				}
+				if v.Verdict.Status == tiles.StatusViolation {
+					called[fmt.Sprint(v.Verdict.Player, v.Verdict.Rule)]++
+				}
+			}
+			for _, in := range res.Injected {
+				if in.Round > len(want) {
+					continue
+				}
+				injected++
+				k := fmt.Sprint(in.Player, in.Rule)
+				if called[k] == 0 {
+					t.Fatalf("%d players, seed %d: %s's wrong play (%s) in round %d not called", players, seed, in.Player, in.Rule, in.Round)
+				}
+				called[k]--
+			}
+			for k, n := range called {
+				if n > 0 {
+					t.Fatalf("%d players, seed %d: %d calls of %s beyond the injected", players, seed, n, k)
+				}
+			}
+		}
+	}
+	t.Logf("%d rounds scored as simulated (%d deadlocks), %d wrong plays called with their rule", rounds, deadlocks, injected)
+}
+
+func name(p *string) string {
+	if p == nil {
+		return "nobody"
+	}
+	return *p
+}
+
+func twoPlayerRound(t *testing.T) (*Loop, *tiles.Referee, *[]Verdict) {
+	t.Helper()
+	ref := tiles.New()
+	var vs []Verdict
+	players := tiles.DefaultPlayers(2)
+	l, err := New(Config{Players: players, Settings: tiles.Settings{Rounds: 2}, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	layout, _ := tiles.DefaultLayout(2)
+	s := tiles.Settings{Rounds: 2}
+	l.apply([]tiles.Observation{
+		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
+		{Kind: tiles.ObsRound, Layout: &layout, Stones: []tiles.Field{{X: 1, Y: 1}, {X: 10, Y: 1}, {X: 1, Y: 6}, {X: 10, Y: 6}}, By: "camera"},
+	})
+	return l, ref, &vs
+}
+
+// lastKinds lists the kinds of the verdicts from i on.
+func kinds(vs []Verdict) []tiles.Kind {
+	var out []tiles.Kind
+	for _, v := range vs {
+		out = append(out, v.Obs.Kind)
+	}
+	return out
+}
+
+// TestLoop_T6a_NextBoardWithoutAFinisherIsNoPlay: a round whose next
+// board appears while nobody was seen to lay all their cards ends as
+// nobody able to lay: no_play, each player's cards left from the board,
+// round_end, then the next round; the loop says it is unsure.
+func TestLoop_T6a_NextBoardWithoutAFinisherIsNoPlay(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	n := len(*vs)
+	layout, _ := tiles.DefaultLayout(2)
+	l.apply([]tiles.Observation{{Kind: tiles.ObsRound, TimeMS: 60000, Layout: &layout,
+		Stones: []tiles.Field{{X: 2, Y: 2}, {X: 9, Y: 2}, {X: 2, Y: 5}, {X: 9, Y: 5}}, By: "camera"}})
+	got := fmt.Sprint(kinds((*vs)[n:]))
+	if want := "[no_play cards_left cards_left round_end round]"; got != want {
+		t.Fatalf("verdicts %s, want %s", got, want)
+	}
+	m := ref.Match()
+	if len(m.Rounds) != 1 || !m.Rounds[0].Deadlock || m.Rounds[0].Players["P1"].CardsLeft != 15 {
+		t.Fatalf("round 1 scored %+v, want a deadlock with 15 cards left each", m.Rounds)
+	}
+	if st := ref.State(); st.Phase != tiles.PhasePlaying || st.Round != 2 {
+		t.Fatalf("after the next board: %s round %d, want round 2 playing", st.Phase, st.Round)
+	}
+	if len(l.Unsure()) != 1 {
+		t.Fatalf("unsure %q, want one line on the round's end", l.Unsure())
+	}
+}
+
+// TestLoop_ConfigRefusesBadPlayers_T1: the loop checks the players as
+// the referee would: 2 to 4, each with their own frame style.
+func TestLoop_ConfigRefusesBadPlayers_T1(t *testing.T) {
+	ps := tiles.DefaultPlayers(3)
+	ps[2].Frame = ps[0].Frame
+	for _, c := range []Config{{Players: tiles.DefaultPlayers(1)}, {Players: ps}, {Players: tiles.DefaultPlayers(2), Settings: tiles.Settings{Rounds: -1}}} {
+		if _, err := New(c, tiles.New()); !errors.Is(err, ErrConfig) || !errors.Is(err, tiles.ErrInvalid) {
+			t.Errorf("players %v: error %v, want ErrConfig wrapping ErrInvalid", c.Players, err)
+		}
+	}
+	if _, err := New(Config{Players: tiles.DefaultPlayers(2)}, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("no referee: error %v, want ErrConfig", err)
+	}
+}
+
+// TestLoop_T5a_NothingCountsAfterTheLastCard: a card seen after a
+// player's last card (here one more of the other player's, half a second
+// later, before the last card's stone was seen) does not count: the stop
+// goes first, the round is scored as the simulator did, and the late card
+// is refused between rounds. No stone's move is seen in this round at all:
+// the loop assumes each legal one (T3a), and nothing is called wrong.
+func TestLoop_T5a_NothingCountsAfterTheLastCard(t *testing.T) {
+	var events []tilesim.Event
+	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 3, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := tiles.New()
+	var vs []Verdict
+	l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var stop tilesim.Event
+	for _, e := range events {
+		if e.Kind == tilesim.EvStop {
+			stop = e
+			break
+		}
+		l.tick(e.TimeMS)
+		obs := seen(e)
+		if e.Kind == tilesim.EvLay && len(obs) == 2 {
+			obs = obs[:1] // the last card's stone is not seen at all
+		}
+		l.apply(obs)
+	}
+	other := "P1"
+	if stop.Player == "P1" {
+		other = "P2"
+	}
+	late := tiles.Observation{Kind: tiles.ObsLay, TimeMS: stop.TimeMS + 500, Player: other,
+		Fields: []tiles.Field{{X: 0, Y: 0}, {X: 1, Y: 0}}, Colours: []tiles.Colour{tiles.Colour(1), tiles.Colour(2)}, By: "camera"}
+	l.tick(late.TimeMS)
+	l.apply([]tiles.Observation{late})
+	l.tick(late.TimeMS + StopWaitMS)
+	m := ref.Match()
+	if len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+		t.Fatalf("scored %+v, want %+v", m.Rounds, res.Rounds)
+	}
+	for _, v := range vs {
+		if v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("called wrong: %s", v.Verdict.Reason)
+		}
+	}
+	last := vs[len(vs)-1]
+	if last.Obs.TimeMS != late.TimeMS || last.Obs.Kind != tiles.ObsLay || !errors.Is(last.Err, tiles.ErrPhase) {
+		t.Fatalf("the late card: %+v, want refused between rounds", last)
+	}
+}
+
+func sameScores(a, b tiles.RoundResult) bool {
+	return name(a.StoppedBy) == name(b.StoppedBy) && a.Deadlock == b.Deadlock && maps.Equal(a.Players, b.Players)
+}
