@@ -49,7 +49,15 @@ type Board struct {
 
 // Pose is a part's centre (top-view mm), angle (radians), and scale along
 // its axes (top-view mm per mm).
-type Pose struct{ X, Y, A, SX, SY float64 }
+type Pose struct {
+	X, Y, A, SX, SY float64
+	m               [4]float64 // part mm -> top view: (m0 m1; m2 m3), fitted to the fields' edges
+}
+
+func (p *Pose) setAffine() {
+	ca, sa := math.Cos(p.A), math.Sin(p.A)
+	p.m = [4]float64{ca * p.SX, -sa * p.SY, sa * p.SX, ca * p.SY}
+}
 
 // Colour returns field f's colour.
 func (b *Board) Colour(f tiles.Field) tiles.Colour { return b.colours[f.Y][f.X] }
@@ -57,11 +65,14 @@ func (b *Board) Colour(f tiles.Field) tiles.Colour { return b.colours[f.Y][f.X] 
 // At maps a point (u, v) mm from field f's centre, in the part's axes, to
 // the top view.
 func (b *Board) At(f tiles.Field, u, v float64) (float64, float64) {
-	p := b.Parts[(f.Y/tiles.PartSize)*b.Cols+f.X/tiles.PartSize]
-	lx := ((float64(f.X%tiles.PartSize)-1.5)*FieldMM + u) * p.SX
-	ly := ((float64(f.Y%tiles.PartSize)-1.5)*FieldMM + v) * p.SY
-	ca, sa := math.Cos(p.A), math.Sin(p.A)
-	return p.X + ca*lx - sa*ly, p.Y + sa*lx + ca*ly
+	p := &b.Parts[(f.Y/tiles.PartSize)*b.Cols+f.X/tiles.PartSize]
+	return p.at((float64(f.X%tiles.PartSize)-1.5)*FieldMM+u, (float64(f.Y%tiles.PartSize)-1.5)*FieldMM+v)
+}
+
+// at maps a point (lx, ly) mm from the part's centre, in its axes, to the
+// top view.
+func (p *Pose) at(lx, ly float64) (float64, float64) {
+	return p.X + p.m[0]*lx + p.m[1]*ly, p.Y + p.m[2]*lx + p.m[3]*ly
 }
 
 // topView maps camera frames onto the table plane seen from above.
@@ -216,8 +227,10 @@ func findBoard(t *topView, players int) (*Board, error) {
 		// The lens bends the table a little: the markers' plane maps the
 		// board's middle a few percent too big. Each part's fields are
 		// spaced as the part measures.
-		parts = append(parts, Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a,
-			SX: w / pxPerMM / (4 * FieldMM), SY: h / pxPerMM / (4 * FieldMM)})
+		p := Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a,
+			SX: w / pxPerMM / (4 * FieldMM), SY: h / pxPerMM / (4 * FieldMM)}
+		p.setAffine()
+		parts = append(parts, p)
 	}
 	if len(parts) != want {
 		return nil, fmt.Errorf("%w: %d board parts seen, want %d", ErrNoBoard, len(parts), want)

@@ -81,6 +81,7 @@ const (
 	bandTo    = 8.5
 	bandAlong = 11.0
 	inkV      = 115  // a frame line, even a thin one blurred, is darker than this
+	inkShare  = 62   // per cent of the field's colour's brightness: darker is ink
 	ringIn    = 13.5 // a stone's disc (14 mm, placed within 2 mm) leaves this ring's colour
 	ringOut   = 15.5 // inside every frame's ink
 	ringAxis  = 2.5  // a joker's quarters meet on its axes: keep off them
@@ -200,22 +201,33 @@ type fieldStats struct {
 // round a stone (a dark middle), or when ring says so.
 func stats(pix []byte, fp *fieldPoints, ring bool) fieldStats {
 	var st fieldStats
+	sumV, nV := 0, 0
 	for q := range 4 {
 		d := 0
 		for _, o := range fp.inner[q] {
 			c := classLUT[lutIndex(pix[o], pix[o+1], pix[o+2])]
 			st.inner[c]++
-			if c == pxDark {
+			switch c {
+			case pxDark:
 				d++
+			case pxRed, pxGreen, pxBlue, pxYellow:
+				sumV += int(max(pix[o], pix[o+1], pix[o+2]))
+				nV++
 			}
 		}
 		st.n += len(fp.inner[q])
 		st.darkQ[q], st.nQ[q] = d, len(fp.inner[q])
 	}
+	// Ink is much darker than the colour it is printed on: a thin line,
+	// blurred, is still darker than this share of it.
+	ink := uint8(inkV)
+	if nV > 20 {
+		ink = uint8(min(170, max(60, inkShare*sumV/nV/100)))
+	}
 	for k := range 4 {
 		n := 0
 		for _, o := range fp.band[k] {
-			if max(pix[o], pix[o+1], pix[o+2]) < inkV {
+			if max(pix[o], pix[o+1], pix[o+2]) < ink {
 				n++
 			}
 		}

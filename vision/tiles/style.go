@@ -192,7 +192,7 @@ type piece struct {
 // scaleAt is the top view's scale (mm per mm) on field f.
 func (b *Board) scaleAt(f tiles.Field) float64 {
 	p := b.Parts[(f.Y/tiles.PartSize)*b.Cols+f.X/tiles.PartSize]
-	return (p.SX + p.SY) / 2
+	return math.Sqrt(math.Abs(p.m[0]*p.m[3] - p.m[1]*p.m[2]))
 }
 
 func (w *Watcher) cardPiece(f, g tiles.Field) piece {

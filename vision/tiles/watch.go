@@ -22,16 +22,12 @@ const (
 	halfWaitMS   = 4000  // a card half waits this long for its other half
 	ownerWaitMS  = 2000  // a frame style is read again this long before the piece is given up
 	jokerWaitMS  = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
+	readEveryMS  = 150   // between two reads of a piece's frame
 	searchEvery  = 250   // between attempts to find a new board
 	regressLimit = 3     // fields that lose their piece at once: the board was cleared
 )
 
-// recentCard is a card seen whole (no stone on it) and when.
-type recentCard struct {
-	fields [2]tiles.Field
-	t      int64
-}
-
+// recentMS is how long a card seen whole may still have had a stone unseen.
 const recentMS = 4000
 
 // fieldTrack is one field's believed look and the candidate replacing it.
@@ -62,6 +58,13 @@ type item struct {
 	jokerAt *tiles.Field
 	via     bool                // the way the stone came was looked at:
 	pre     []tiles.Observation // a card it stood on unseen, reported before
+	half    *tiles.Field        // the card's other half, beside the stone's field
+	// the other half of a card seen whole before the stone came onto it
+	pairCard *tiles.Field
+	colours  [2]tiles.Colour // of half and of the stone's field
+	// the owner is read again no sooner than this
+	nextRead  int64
+	pairStone int // a card seen whole: the stone that came onto it (1..4) before it was reported
 }
 
 // Watcher turns frames into observations for tiles.Referee. It is not
@@ -84,7 +87,7 @@ type Watcher struct {
 	cameSince map[tiles.Field]int64 // stones seen on a new field, since
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
-	recent    []recentCard // cards reported with no stone on them, lately
+	pairs     []*item // cards seen whole, lately
 	// Unsure says what was seen but not reported (unreadable frame, no partner).
 	Unsure []string
 	// Styles logs every frame style read, for diagnosis.
@@ -166,6 +169,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	if err != nil {
 		return nil
 	}
+	refineParts(b, w.pix, w.top.frame.X, w.top.frame.Y, w.top.inv)
 	smp := newSampler(w.top.inv, w.top.frame.X, w.top.frame.Y, b)
 	var stones []tiles.Field
 	fields := make([][]fieldTrack, b.H)
@@ -202,7 +206,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.jokers)
 	clear(w.goneSince)
 	clear(w.cameSince)
-	w.recent = nil
+	w.pairs = nil
 	w.items = nil
 	var out []tiles.Observation
 	if !w.started {
@@ -273,9 +277,6 @@ func (w *Watcher) update(tMS int64) {
 			ft.believed = l
 			delete(w.halves, f)
 			delete(w.jokers, f)
-			if w.searching {
-				continue
-			}
 			switch {
 			case l.kind == lookCard && l != w.expected(f):
 				w.halves[f] = tMS
@@ -286,18 +287,28 @@ func (w *Watcher) update(tMS int64) {
 	}
 }
 
-// regressed counts the fields that show free where a piece was reported,
-// or another colour than the board's: a cleared or another board.
+// regressed counts the fields that show the board again where a piece
+// was reported, and, when many, the fields that show another colour than
+// the board's: a cleared board, or another one. (An arm in a coloured
+// sleeve resting on a field or two looks like a field of another colour.)
 func (w *Watcher) regressed() int {
-	n := 0
+	n, other := 0, 0
 	for y := range w.board.H {
 		for x := range w.board.W {
 			l := w.fields[y][x].believed
-			c := w.content[y][x]
-			if l.kind == lookFree && (c.kind != lookFree || l.colour != w.board.colours[y][x]) {
+			if l.kind != lookFree {
+				continue
+			}
+			switch {
+			case l.colour != w.board.colours[y][x]:
+				other++
+			case w.content[y][x].kind != lookFree:
 				n++
 			}
 		}
+	}
+	if other >= 2*regressLimit {
+		n += other
 	}
 	return n
 }
@@ -367,8 +378,13 @@ func (w *Watcher) matchStones(tMS int64) {
 	}
 	cost := func(i int, f tiles.Field) int {
 		a := w.stones[i]
-		if p, ok := w.partnerHalf(f); ok && (touch(a, p) || touch(a, f)) {
-			return 0
+		if p, ok := w.partnerHalf(f); ok {
+			if touch(a, p) || touch(a, f) {
+				return 0
+			}
+			if v := w.findVias(a, p, f, tMS); len(v) == 1 && !v[0].reloc {
+				return 0
+			}
 		}
 		return 1 + abs(a.X-f.X) + abs(a.Y-f.Y)
 	}
@@ -390,7 +406,6 @@ func (w *Watcher) matchStones(tMS int64) {
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f})
 		w.stones[i] = f
-		w.recent = slices.DeleteFunc(w.recent, func(r recentCard) bool { return r.fields[0] == f || r.fields[1] == f })
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
@@ -437,20 +452,10 @@ func cheapest(c [][]int) [][2]int {
 
 // partnerHalf is the one new card half beside f, open towards it.
 func (w *Watcher) partnerHalf(f tiles.Field) (tiles.Field, bool) {
-	var cands []tiles.Field
-	for k := range int8(4) {
-		p := step(f, k)
-		if !w.on(p) {
-			continue
-		}
-		if _, ok := w.halves[p]; ok && w.believed(p).open == sideTo(p, f) {
-			cands = append(cands, p)
-		}
+	if c := w.halfCands(f); len(c) == 1 {
+		return c[0], true
 	}
-	if len(cands) != 1 {
-		return tiles.Field{}, false
-	}
-	return cands[0], true
+	return tiles.Field{}, false
 }
 
 // touch reports whether fields a and b share an edge.
@@ -467,72 +472,167 @@ func abs(x int) int {
 // card whose other half lies beside it, open towards it.
 func (w *Watcher) explainMove(it *item, tMS int64) {
 	stoneObs := tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{it.to}, By: "camera"}
-	b := w.believed(it.to)
-	if it.jokerAt != nil { // the stone hid the joker's frame: read it once the stone has left
-		j := *it.jokerAt
-		switch l := w.believed(j); {
-		case l.kind == lookJoker:
-			if o, why := w.owner(w.jokerPiece(j), nil); o != "" {
-				w.reportJoker(it, o, tMS, stoneObs)
-			} else if tMS-it.t > jokerWaitMS+ownerWaitMS {
-				w.giveUp(it, tMS, stoneObs, "joker at %v: owner unsure (%s)", j, why)
-			}
-		case tMS-it.t > jokerWaitMS:
-			w.giveUp(it, tMS, stoneObs, "joker at %v: its frame stayed hidden", j)
-		}
-		return
-	}
-	if b.stone() && b.joker {
-		if o, why := w.owner(w.jokerPiece(it.to), &it.to); o != "" {
-			w.reportJoker(it, o, tMS, stoneObs)
-		} else if tMS-it.t > ownerWaitMS {
-			w.Styles = append(w.Styles, "joker under a stone: "+why)
+	if it.jokerAt == nil && it.half == nil && it.pairCard == nil {
+		b := w.believed(it.to)
+		cands := w.halfCands(it.to)
+		switch {
+		case b.stone() && b.joker:
 			j := it.to
 			it.jokerAt = &j
 			delete(w.jokers, j)
+			w.content[j.Y][j.X] = cell{kind: lookJoker}
+		case len(cands) == 1 && b.stone() && b.colour != 0:
+			// claimed: the card's halves are no longer new, whatever the
+			// stone does next
+			p := cands[0]
+			it.half = &p
+			it.colours = [2]tiles.Colour{w.believed(p).colour, b.colour}
+			delete(w.halves, p)
+			w.content[p.Y][p.X] = cell{kind: lookCard, colour: it.colours[0], partner: it.to}
+			w.content[it.to.Y][it.to.X] = cell{kind: lookCard, colour: it.colours[1], partner: p}
+		case len(cands) > 1:
+			w.giveUp(it, tMS, stoneObs, "stone %d onto %v: %d card halves beside it", it.stone+1, it.to, len(cands))
+			return
+		case w.pairOn(it.to, tMS) != nil && b.stone():
+			// a card seen whole before its stone came: the stone's card
+			pr := w.pairOn(it.to, tMS)
+			pr.pairStone = it.stone + 1
+			other := pr.halves[0]
+			if other == it.to {
+				other = pr.halves[1]
+			}
+			it.pairCard = &other
+		case tMS-it.t > pairWaitMS:
+			w.giveUp(it, tMS, stoneObs, "stone %d onto %v (under it %v, joker %v): no card half beside it", it.stone+1, it.to, b.colour, b.joker)
+			return
+		default:
+			return
+		}
+	}
+	if it.pairCard != nil {
+		pre, ok := w.viaCard(it, *it.pairCard, tMS)
+		if !ok {
+			return
+		}
+		it.obs, it.done = append(pre, stoneObs), true
+		return
+	}
+	if tMS < it.nextRead {
+		return
+	}
+	it.nextRead = tMS + readEveryMS
+	if it.jokerAt != nil {
+		j := *it.jokerAt
+		var o, why string
+		switch l := w.believed(j); {
+		case l.kind == lookJoker:
+			o, why = w.owner(w.jokerPiece(j), nil)
+		case l.stone() && l.joker:
+			o, why = w.owner(w.jokerPiece(j), &j)
+		default:
+			why = "hidden"
+		}
+		switch {
+		case o != "":
+			w.reportJoker(it, o, tMS, stoneObs)
+		case tMS-it.t > jokerWaitMS:
+			w.giveUp(it, tMS, stoneObs, "joker at %v: owner unsure (%s)", j, why)
 		}
 		return
 	}
-	// the card's other half: a new half beside the stone, open towards it
+	p := *it.half
+	if !it.via {
+		pre, ok := w.viaCard(it, p, tMS)
+		if !ok {
+			return
+		}
+		it.pre, it.via = pre, true
+	}
+	var mask *tiles.Field
+	if w.believed(it.to).stone() {
+		mask = &it.to
+	}
+	o, why := w.owner(w.cardPiece(p, it.to), mask)
+	if o == "" {
+		if tMS-it.t > ownerWaitMS {
+			w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
+		}
+		return
+	}
+	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{p, it.to},
+		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
+	it.done = true
+}
+
+// halfCands lists the new card halves beside f, open towards it.
+func (w *Watcher) halfCands(f tiles.Field) []tiles.Field {
 	var cands []tiles.Field
 	for k := range int8(4) {
-		p := step(it.to, k)
-		if _, ok := w.halves[p]; ok && w.on(p) && w.believed(p).open == sideTo(p, it.to) {
+		p := step(f, k)
+		if _, ok := w.halves[p]; ok && w.on(p) && w.believed(p).open == sideTo(p, f) {
 			cands = append(cands, p)
 		}
 	}
-	switch {
-	case len(cands) == 1 && b.stone() && b.colour != 0:
-		p := cands[0]
-		if !it.via {
-			pre, ok := w.viaCard(it, p, tMS)
-			if !ok {
-				return
-			}
-			it.pre, it.via = pre, true
-		}
-		o, why := w.owner(w.cardPiece(p, it.to), &it.to)
-		colours := []tiles.Colour{w.believed(p).colour, b.colour}
-		if o == "" {
-			if tMS-it.t > ownerWaitMS {
-				delete(w.halves, p)
-				w.content[p.Y][p.X] = cell{kind: lookCard, colour: colours[0], partner: it.to}
-				w.content[it.to.Y][it.to.X] = cell{kind: lookCard, colour: colours[1], partner: p}
-				w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
-			}
+	return cands
+}
+
+// via is a piece a stone stood on unseen: a card (or a joker on card[0])
+// and the field the stone stood on.
+type via struct {
+	card    [2]tiles.Field
+	at      tiles.Field
+	pending bool // not reported yet
+	joker   bool
+	pair    *item // a card seen whole
+	reloc   bool  // a card away from the stone's field: it relocated the stone
+}
+
+// findVias lists the pieces a stone leaving field a for the card on p and
+// to may have stood on unseen: seen whole just before, with a field
+// touching the card, and touching a, or else (when the card does not
+// touch a) anywhere: a card that relocated the stone (T3b).
+func (w *Watcher) findVias(a, p, to tiles.Field, tMS int64) []via {
+	var vias []via
+	direct := touch(a, p) || touch(a, to)
+	consider := func(card [2]tiles.Field, pending bool, pair *item) {
+		if card[0] == a || card[1] == a {
 			return
 		}
-		delete(w.halves, p)
-		it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{p, it.to},
-			Colours: colours, Stone: it.stone + 1, By: "camera"}, stoneObs)
-		w.content[p.Y][p.X] = cell{kind: lookCard, colour: colours[0], partner: it.to}
-		w.content[it.to.Y][it.to.X] = cell{kind: lookCard, colour: colours[1], partner: p}
-		it.done = true
-	case len(cands) > 1:
-		w.giveUp(it, tMS, stoneObs, "stone %d onto %v: %d card halves beside it", it.stone+1, it.to, len(cands))
-	case tMS-it.t > pairWaitMS:
-		w.giveUp(it, tMS, stoneObs, "stone %d onto %v (under it %v, joker %v): no card half beside it", it.stone+1, it.to, b.colour, b.joker)
+		reloc := !touch(a, card[0]) && !touch(a, card[1])
+		if reloc && direct {
+			return // a card away from the stone: only a relocation (T3b) before this one
+		}
+		var at []tiles.Field
+		for _, x := range card {
+			if touch(x, p) || touch(x, to) {
+				at = append(at, x)
+			}
+		}
+		if len(at) == 2 { // both beside this card: the farther colour (T3a)
+			at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(a, x) })
+		}
+		if len(at) == 1 {
+			vias = append(vias, via{card: card, at: at[0], pending: pending, pair: pair, reloc: reloc})
+		}
 	}
+	for _, pr := range w.pairs {
+		if tMS-pr.t <= recentMS && pr.pairStone == 0 {
+			consider(pr.halves, false, pr)
+		}
+	}
+	for f := range w.halves {
+		if g := step(f, w.believed(f).open); w.believed(f).open >= 0 && w.on(g) {
+			if _, ok := w.halves[g]; ok && w.believed(g).open == sideTo(g, f) && f.Y*100+f.X < g.Y*100+g.X {
+				consider([2]tiles.Field{f, g}, true, nil)
+			}
+		}
+	}
+	for j := range w.jokers {
+		if touch(a, j) && (touch(j, p) || touch(j, to)) {
+			vias = append(vias, via{card: [2]tiles.Field{j, j}, at: j, pending: true, joker: true})
+		}
+	}
+	return vias
 }
 
 // viaCard checks the way a stone came to a new card. Every card laid at a
@@ -545,47 +645,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 // card that touches neither is a relocation (T3b): nothing to add.
 func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observation, bool) {
 	a := it.from
-	type via struct {
-		card    [2]tiles.Field
-		at      tiles.Field
-		pending bool
-		joker   bool // a joker on card[0]
-	}
-	var vias []via
-	consider := func(card [2]tiles.Field, pending bool) {
-		if !touch(a, card[0]) && !touch(a, card[1]) || card[0] == a || card[1] == a {
-			return
-		}
-		var at []tiles.Field
-		for _, x := range card {
-			if touch(x, p) || touch(x, it.to) {
-				at = append(at, x)
-			}
-		}
-		if len(at) == 2 { // both beside this card: the farther colour (T3a)
-			at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(a, x) })
-		}
-		if len(at) == 1 {
-			vias = append(vias, via{card: card, at: at[0], pending: pending})
-		}
-	}
-	for _, r := range w.recent {
-		if tMS-r.t <= recentMS {
-			consider(r.fields, false)
-		}
-	}
-	for f := range w.halves {
-		if g := step(f, w.believed(f).open); w.believed(f).open >= 0 && w.on(g) {
-			if _, ok := w.halves[g]; ok && w.believed(g).open == sideTo(g, f) && f.Y*100+f.X < g.Y*100+g.X {
-				consider([2]tiles.Field{f, g}, true)
-			}
-		}
-	}
-	for j := range w.jokers {
-		if touch(a, j) && (touch(j, p) || touch(j, it.to)) {
-			vias = append(vias, via{card: [2]tiles.Field{j, j}, at: j, pending: true, joker: true})
-		}
-	}
+	vias := w.findVias(a, p, it.to, tMS)
 	switch {
 	case len(vias) == 1:
 	case len(vias) == 0 && !touch(a, p) && !touch(a, it.to) && tMS-it.t <= pairWaitMS:
@@ -624,6 +684,9 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: lg.colour, partner: f}
 		delete(w.halves, f)
 		delete(w.halves, g)
+	}
+	if v.pair != nil {
+		v.pair.pairStone = it.stone + 1
 	}
 	out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	return out, true
@@ -669,21 +732,45 @@ func (w *Watcher) pairHalves(tMS int64) {
 		}
 		delete(w.halves, f)
 		delete(w.halves, g)
-		it := &item{t: tMS, halves: [2]tiles.Field{f, g}}
+		it := &item{t: tMS, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
+		w.content[f.Y][f.X] = cell{kind: lookCard, colour: it.colours[0], partner: g}
+		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)
+		w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return tMS-p.t > recentMS }), it)
 		w.readCard(it, tMS)
 	}
 }
 
-// readCard reads the owner of a card seen whole.
+// pairOn is the card seen whole lately that lies on f, if any.
+func (w *Watcher) pairOn(f tiles.Field, tMS int64) *item {
+	for _, p := range w.pairs {
+		if tMS-p.t <= recentMS && (p.halves[0] == f || p.halves[1] == f) {
+			return p
+		}
+	}
+	return nil
+}
+
+// readCard reads the owner of a card seen whole (a stone may have come
+// onto it since).
 func (w *Watcher) readCard(it *item, tMS int64) {
 	f, g := it.halves[0], it.halves[1]
-	lf, lg := w.believed(f), w.believed(g)
-	if lf.kind != lookCard || lg.kind != lookCard {
-		w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: covered before it was read", f, g)
+	var mask *tiles.Field
+	for _, h := range it.halves {
+		switch l := w.believed(h); {
+		case l.stone():
+			h := h
+			mask = &h
+		case l.kind != lookCard:
+			w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: covered before it was read", f, g)
+			return
+		}
+	}
+	if tMS < it.nextRead {
 		return
 	}
-	o, why := w.owner(w.cardPiece(f, g), nil)
+	it.nextRead = tMS + readEveryMS
+	o, why := w.owner(w.cardPiece(f, g), mask)
 	if o == "" {
 		if tMS-it.t > ownerWaitMS {
 			w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: owner unsure (%s)", f, g, why)
@@ -691,10 +778,7 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		return
 	}
 	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
-		Colours: []tiles.Colour{lf.colour, lg.colour}, By: "camera"}}
-	w.recent = append(slices.DeleteFunc(w.recent, func(r recentCard) bool { return tMS-r.t > recentMS }), recentCard{[2]tiles.Field{f, g}, tMS})
-	w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
-	w.content[g.Y][g.X] = cell{kind: lookCard, colour: lg.colour, partner: f}
+		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}
 	it.done = true
 }
 
