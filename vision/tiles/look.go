@@ -25,9 +25,6 @@ type look struct {
 
 func (l look) stone() bool { return l.kind == lookStone }
 
-// covered reports whether the look shows a piece (not a free field).
-func (l look) covered() bool { return l.kind == lookCard || l.kind == lookJoker }
-
 // lookOf classifies a field from its pixel counts.
 func lookOf(s fieldStats) look {
 	if s.n == 0 {

@@ -154,23 +154,9 @@ func refinePart(b *Board, i int, pix []byte, w, h int, inv calibration.Homograph
 					if bad {
 						continue
 					}
-					var off float64
-					switch {
-					case okLo && okHi:
-						if nLo+nHi < n*3/4 {
-							continue
-						}
-						off = ((-profReach + float64(nLo)*profStep) + (profReach - float64(nHi)*profStep)) / 2
-					case okHi: // the part's first edge: its rim before
-						if nHi < n/4 || nHi > n*3/4+2 {
-							continue
-						}
-						off = profReach - float64(nHi)*profStep - gridLine
-					default: // the last edge
-						if nLo < n/4 || nLo > n*3/4+2 {
-							continue
-						}
-						off = -profReach + float64(nLo)*profStep + gridLine
+					off, ok := edgeOffset(okLo, okHi, nLo, nHi, n)
+					if !ok {
+						continue
 					}
 					fits[axis].add(edge, across, off)
 				}
@@ -188,4 +174,27 @@ func refinePart(b *Board, i int, pix []byte, w, h int, inv calibration.Homograph
 	p.X += m[0]*dx[0] + m[1]*dy[0]
 	p.Y += m[2]*dx[0] + m[3]*dy[0]
 	p.m = [4]float64{m[0]*a[0] + m[1]*a[2], m[0]*a[1] + m[1]*a[3], m[2]*a[0] + m[3]*a[2], m[2]*a[1] + m[3]*a[3]}
+}
+
+// edgeOffset says how far an edge lies from where the part has it, from
+// a profile across it of n samples: nLo of the colour before the edge,
+// nHi after (a part's first and last edges have only one side's colour).
+func edgeOffset(okLo, okHi bool, nLo, nHi, n int) (float64, bool) {
+	switch {
+	case okLo && okHi:
+		if nLo+nHi < n*3/4 {
+			return 0, false
+		}
+		return ((-profReach + float64(nLo)*profStep) + (profReach - float64(nHi)*profStep)) / 2, true
+	case okHi: // the part's first edge: its rim before
+		if nHi < n/4 || nHi > n*3/4+2 {
+			return 0, false
+		}
+		return profReach - float64(nHi)*profStep - gridLine, true
+	default: // the last edge
+		if nLo < n/4 || nLo > n*3/4+2 {
+			return 0, false
+		}
+		return -profReach + float64(nLo)*profStep + gridLine, true
+	}
 }
