@@ -65,6 +65,10 @@ const (
 	maxIngestFrameBytes = 1 << 20
 	// pliInterval is how often a keyframe is asked for while waiting for one.
 	pliInterval = 500 * time.Millisecond
+	// firstKeyframeWait is how long a new stream may take to bring its
+	// first keyframe before one is asked for (sooner if a frame shows it
+	// was missed).
+	firstKeyframeWait = time.Second
 	// maxReorderDelay is how long a frame with a missing packet waits for
 	// it (reordered, or resent after a NACK) before it counts as lost.
 	maxReorderDelay = 250 * time.Millisecond
@@ -265,6 +269,15 @@ func (s *Server) endPublisher(p *publisher, why string) {
 // After a loss or a decode error, frames are skipped and keyframes asked
 // for every pliInterval until one arrives, since a delta frame decoded
 // on a broken reference gives a smeared picture that vision would read.
+//
+// A stream starts with a keyframe, so at the start none is asked for
+// until one is known to be missing (a delta frame came first, or a frame
+// was lost) or none came within firstKeyframeWait. Asking at once made
+// the publisher send a second keyframe a few frames in, starved of bits
+// by its rate control (4 KB after a first of 29 KB, at 720p): a blurred,
+// off-colour picture for a second, just when the calibrator learns the
+// empty table from the first pictures. The table's markers then showed as
+// foreground, and could hide a player's card back from the calibrator.
 func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 	dec, err := newVP8Decoder()
 	if err != nil {
@@ -284,34 +297,38 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 			s.ingestPLIs.Add(1)
 		}
 	}
-	askKey() // the first frame must be a keyframe, and the phone may have sent it already
+	started := time.Now()
 
 	asm := newVP8Assembler(maxReorderDelay)
-	needKey := true
+	// needKey: frames are skipped until a keyframe; missed: one is known
+	// to be missing, so it is asked for now.
+	needKey, missed := true, false
 	// handle decodes the frames the assembler released.
 	handle := func(frames [][]byte, lost bool) bool {
 		if lost {
 			s.ingestDropped.Add(1)
-			needKey = true
+			needKey, missed = true, true
 		}
 		for _, f := range frames {
 			if needKey && !vp8.IsKeyframe(f) {
 				s.ingestDropped.Add(1)
+				missed = true
 				continue
 			}
 			img, err := dec.Decode(f)
 			if err != nil {
 				s.ingestDropped.Add(1)
-				needKey = true
+				needKey, missed = true, true
 				continue
 			}
-			needKey = false
+			needKey, missed = false, false
 			if img != nil && !p.deliver(s, img, time.Now()) {
 				return false
 			}
 		}
 		return true
 	}
+	keyWanted := func() bool { return needKey && (missed || time.Since(started) >= firstKeyframeWait) }
 	for {
 		// The deadline keeps the keyframe requests going while nothing
 		// comes (a phone that stopped sending until it gets one).
@@ -322,7 +339,7 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 			if !handle(asm.expire(time.Now())) {
 				return
 			}
-			if needKey {
+			if keyWanted() {
 				askKey()
 			}
 			continue
@@ -333,7 +350,7 @@ func (s *Server) receive(p *publisher, tr *webrtc.TrackRemote) {
 		if !handle(asm.push(pkt, time.Now())) {
 			return
 		}
-		if needKey {
+		if keyWanted() {
 			askKey()
 		}
 	}

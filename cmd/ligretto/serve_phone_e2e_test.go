@@ -98,7 +98,7 @@ func TestServe_PhonePublisherRefereedAsTheSimulatorScores(t *testing.T) {
 	}
 	time.Sleep(time.Second) // the phone is away
 	if st := apiState(t, base, token); st.Phase != referee.PhasePlaying || len(st.Piles) == 0 {
-		t.Fatalf("halfway: phase %s, %d piles (%s)", st.Phase, len(st.Piles), errs.String())
+		t.Fatalf("halfway: phase %s, %d piles; the table: %+v; the publisher: %+v\n%s", st.Phase, len(st.Piles), apiTable(t, base, token), pub.Stats(), errs.String())
 	}
 	pub, err = whipclient.Dial(ctx, base+"/whip", opts)
 	if err != nil {

@@ -102,6 +102,22 @@ func apiState(t testing.TB, base, token string) stream.GameState {
 	return st
 }
 
+// apiTable is the table's calibration status (GET /api/table), for a
+// failure's message.
+func apiTable(t testing.TB, base, token string) stream.TableStatus {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/table", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	var ts stream.TableStatus
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ts
+	}
+	defer res.Body.Close()
+	_ = json.NewDecoder(res.Body).Decode(&ts)
+	return ts
+}
+
 func isStatus(err error, code int) bool {
 	var se *whipclient.StatusError
 	return errors.As(err, &se) && se.Code == code
