@@ -181,7 +181,7 @@ func frameStyle(m gocv.Mat, s *Scene, q scene.Quad) (tiles.Frame, [3]float64) {
 		for x := 8.0; x <= CardLong-8; x += step {
 			u := x / CardLong
 			ref, ok1 := pixel(m, s.Project(q.At(u, v(13))))
-			a, ok2 := pixel(m, s.Project(q.At(u, v(dotMid))))
+			a, ok2 := pixel(m, s.Project(q.At(u, v(tiles.FrameDotMid))))
 			b, ok3 := pixel(m, s.Project(q.At(u, v(7.2))))
 			if !ok1 || !ok2 || !ok3 {
 				continue

@@ -19,17 +19,9 @@ const (
 	cardHX, cardHY = 44.0, 21.5 // half of a card's long and short side
 	jokerH         = 21.5
 	cornerR        = 2.5
-	// frame ink, mm inside the piece's edge
-	bandIn, bandOut = 2.6, 5.6 // plain and dashed: one line
-	dblIn1, dblOut1 = 2.2, 4.2 // double: two lines
-	dblIn2, dblOut2 = 6.2, 8.2
-	dotMid, dotR    = 4.1, 2.1 // dotted: dots on the band's middle
-	dotPitch        = 7.5
-	dashPitch       = 13.0 // dashed: dashLen on, the rest off
-	dashLen         = 8.0
-	zoneDepth       = 10.0 // the frame zone compared: the edge to this depth
-	tmplStep        = 0.25 // template raster (mm)
-	obsStep         = 0.5  // observed points (mm)
+	zoneDepth      = 10.0 // the frame zone compared: the edge to this depth
+	tmplStep       = 0.25 // template raster (mm)
+	obsStep        = 0.5  // observed points (mm)
 )
 
 var styles = [...]tiles.Frame{tiles.Plain, tiles.Double, tiles.Dashed, tiles.Dotted}
@@ -40,53 +32,6 @@ func sdRoundRect(x, y, hw, hh, r float64) float64 {
 		return math.Max(qx, qy) - r
 	}
 	return math.Hypot(qx, qy) - r
-}
-
-// inked reports whether style f puts ink at (x, y), depth e mm inside the
-// edge of a piece of half-size (hx, hy).
-func inked(f tiles.Frame, x, y, e, hx, hy float64) bool {
-	switch f {
-	case tiles.Plain:
-		return e >= bandIn && e <= bandOut
-	case tiles.Double:
-		return e >= dblIn1 && e <= dblOut1 || e >= dblIn2 && e <= dblOut2
-	case tiles.Dashed:
-		if e < bandIn || e > bandOut {
-			return false
-		}
-		du, _ := alongBorder(x, y, hx-dotMid, hy-dotMid, dashPitch)
-		return math.Abs(du) <= dashLen/2
-	case tiles.Dotted:
-		du, across := alongBorder(x, y, hx-dotMid, hy-dotMid, dotPitch)
-		return math.Hypot(du, across) <= dotR
-	}
-	return false
-}
-
-// alongBorder places marks about pitch apart along each side of the
-// rectangle of half-size (mx, my), one on every corner, and returns how
-// far (x, y) lies along its nearest side from the nearest mark, and how
-// far across from that side.
-func alongBorder(x, y, mx, my, pitch float64) (du, across float64) {
-	type side struct{ u, m, off float64 }
-	sides := [4]side{
-		{x, mx, math.Abs(y + my)}, {x, mx, math.Abs(y - my)},
-		{y, my, math.Abs(x + mx)}, {y, my, math.Abs(x - mx)},
-	}
-	best := math.Inf(1)
-	for _, sd := range sides {
-		n := max(1, math.Round(2*sd.m/pitch))
-		step := 2 * sd.m / n
-		i := math.Max(0, math.Min(n, math.Round((sd.u+sd.m)/step)))
-		d := sd.u - (-sd.m + i*step)
-		if math.Abs(sd.u) > sd.m {
-			d = math.Abs(sd.u) - sd.m
-		}
-		if h := math.Hypot(d, sd.off); h < best {
-			best, du, across = h, d, sd.off
-		}
-	}
-	return du, across
 }
 
 // template is a style's ink on a piece, rastered and blurred as a camera
@@ -134,7 +79,7 @@ func newTemplate(st tiles.Frame, hx, hy float64) *template {
 				x := float64(i)*tmplStep - hx - 1 + (float64(s%2)+0.5)*tmplStep/2
 				y := float64(j)*tmplStep - hy - 1 + (float64(s/2)+0.5)*tmplStep/2
 				d := sdRoundRect(x, y, hx, hy, cornerR)
-				if d <= 0 && inked(st, x, y, -d, hx, hy) {
+				if d <= 0 && st.Inked(x, y, -d, hx, hy) {
 					n++
 				}
 			}
