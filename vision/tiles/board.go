@@ -1,7 +1,13 @@
 // Package tiles reads the tile game (rulebook 002) from a camera above the
 // table: it finds the board from the four corner markers, learns every
 // field's colour, and turns what changes on the fields into observations
-// for the observed model referee/tiles.Referee.
+// for the observed model referee/tiles.Referee: each round's board and
+// stones, every card (its fields, the colours seen on them, its owner by
+// the frame style), every joker with its owner, and every stone's move.
+// Wrong plays are reported as they lie, for the referee to judge. What
+// the watcher cannot read surely it does not report (Watcher.Unsure says
+// why). The stop, the cards left and the end of a round are not seen:
+// they are inferred from the counts by the table's driver.
 package tiles
 
 import (

@@ -37,9 +37,6 @@ func lookOf(s fieldStats) look {
 	if dark > 0.3 {
 		return stoneLook(s)
 	}
-	if other > 0.12 {
-		return look{open: -1}
-	}
 	inked, open := inkedSides(s)
 	coloured := 0
 	best, bn := pxRed, 0
@@ -53,8 +50,12 @@ func lookOf(s fieldStats) look {
 			classes++
 		}
 	}
-	if inked == 4 && classes >= 3 && white > 0.03 {
+	// a joker's star blurs into its quarters: more pixels of no class
+	if inked == 4 && classes >= 3 && white > 0.03 && other < 0.25 {
 		return look{kind: lookJoker, open: -1}
+	}
+	if other > 0.12 {
+		return look{open: -1}
 	}
 	if coloured == 0 || float64(bn)/float64(coloured) < 0.85 || float64(coloured)/n < 0.6 {
 		return look{open: -1}

@@ -103,14 +103,64 @@ func refineParts(b *Board, pix []byte, w, h int, inv calibration.Homography) {
 	}
 }
 
+// edgeSide is a field's colour beside an edge, if there is a field.
+type edgeSide struct {
+	colour tiles.Colour
+	ok     bool
+}
+
+// profile reads the colours across one edge of part p, at lx, ly = edge+s,
+// across (axis 0) or across, edge+s (axis 1), and returns where the
+// colours change, relative to the edge, or false for no clear change (off
+// the frame, a stone, a hand).
+func profile(p *Pose, pix []byte, w, h int, inv calibration.Homography, axis int, edge, across float64, lo, hi edgeSide) (float64, bool) {
+	nLo, nHi, n := 0, 0, 0
+	for s := -profReach; s <= profReach+1e-9; s += profStep {
+		lx, ly := edge+s, across
+		if axis == 1 {
+			lx, ly = across, edge+s
+		}
+		tx, ty := p.at(lx, ly)
+		ix, iy := imagePoint(inv, tx, ty)
+		c, ok := pixelClass(pix, w, h, ix, iy)
+		if !ok || c == pxDark {
+			return 0, false
+		}
+		n++
+		switch {
+		case lo.ok && c >= pxRed && c <= pxYellow && classColour[c] == lo.colour:
+			nLo++
+		case hi.ok && c >= pxRed && c <= pxYellow && classColour[c] == hi.colour:
+			nHi++
+		}
+	}
+	switch {
+	case lo.ok && hi.ok:
+		if nLo+nHi < n*3/4 {
+			return 0, false
+		}
+		return ((-profReach + float64(nLo)*profStep) + (profReach - float64(nHi)*profStep)) / 2, true
+	case hi.ok: // the part's first edge: its rim before
+		if nHi < n/4 || nHi > n*3/4+2 {
+			return 0, false
+		}
+		return profReach - float64(nHi)*profStep - gridLine, true
+	default: // the last edge
+		if nLo < n/4 || nLo > n*3/4+2 {
+			return 0, false
+		}
+		return -profReach + float64(nLo)*profStep + gridLine, true
+	}
+}
+
 func refinePart(b *Board, i int, pix []byte, w, h int, inv calibration.Homography) {
 	p := &b.Parts[i]
 	px, py := (i%b.Cols)*tiles.PartSize, (i/b.Cols)*tiles.PartSize
-	colour := func(cx, cy int) (tiles.Colour, bool) {
+	colour := func(cx, cy int) edgeSide {
 		if cx < 0 || cy < 0 || cx >= tiles.PartSize || cy >= tiles.PartSize {
-			return 0, false
+			return edgeSide{}
 		}
-		return b.colours[py+cy][px+cx], true
+		return edgeSide{b.colours[py+cy][px+cx], true}
 	}
 	half := 2 * FieldMM
 	var fits [2]edgeFit // 0: edges across x (offsets in x), 1: across y
@@ -118,47 +168,15 @@ func refinePart(b *Board, i int, pix []byte, w, h int, inv calibration.Homograph
 		for k := range tiles.PartSize + 1 { // edge k: before field column (row) k
 			edge := -half + float64(k)*FieldMM
 			for r := range tiles.PartSize {
+				lo, hi := colour(k-1, r), colour(k, r)
+				if axis == 1 {
+					lo, hi = colour(r, k-1), colour(r, k)
+				}
 				for _, t := range []float64{9, 16, 22.5, 29, 36} {
 					across := -half + float64(r)*FieldMM + t
-					var lo, hi tiles.Colour
-					var okLo, okHi bool
-					if axis == 0 {
-						lo, okLo = colour(k-1, r)
-						hi, okHi = colour(k, r)
-					} else {
-						lo, okLo = colour(r, k-1)
-						hi, okHi = colour(r, k)
+					if off, ok := profile(p, pix, w, h, inv, axis, edge, across, lo, hi); ok {
+						fits[axis].add(edge, across, off)
 					}
-					nLo, nHi, n := 0, 0, 0
-					bad := false
-					for s := -profReach; s <= profReach+1e-9; s += profStep {
-						lx, ly := edge+s, across
-						if axis == 1 {
-							lx, ly = across, edge+s
-						}
-						tx, ty := p.at(lx, ly)
-						ix, iy := imagePoint(inv, tx, ty)
-						c, ok := pixelClass(pix, w, h, ix, iy)
-						if !ok || c == pxDark {
-							bad = true // off the frame, or a stone
-							break
-						}
-						n++
-						switch {
-						case okLo && c >= pxRed && c <= pxYellow && classColour[c] == lo:
-							nLo++
-						case okHi && c >= pxRed && c <= pxYellow && classColour[c] == hi:
-							nHi++
-						}
-					}
-					if bad {
-						continue
-					}
-					off, ok := edgeOffset(okLo, okHi, nLo, nHi, n)
-					if !ok {
-						continue
-					}
-					fits[axis].add(edge, across, off)
 				}
 			}
 		}
@@ -174,27 +192,4 @@ func refinePart(b *Board, i int, pix []byte, w, h int, inv calibration.Homograph
 	p.X += m[0]*dx[0] + m[1]*dy[0]
 	p.Y += m[2]*dx[0] + m[3]*dy[0]
 	p.m = [4]float64{m[0]*a[0] + m[1]*a[2], m[0]*a[1] + m[1]*a[3], m[2]*a[0] + m[3]*a[2], m[2]*a[1] + m[3]*a[3]}
-}
-
-// edgeOffset says how far an edge lies from where the part has it, from
-// a profile across it of n samples: nLo of the colour before the edge,
-// nHi after (a part's first and last edges have only one side's colour).
-func edgeOffset(okLo, okHi bool, nLo, nHi, n int) (float64, bool) {
-	switch {
-	case okLo && okHi:
-		if nLo+nHi < n*3/4 {
-			return 0, false
-		}
-		return ((-profReach + float64(nLo)*profStep) + (profReach - float64(nHi)*profStep)) / 2, true
-	case okHi: // the part's first edge: its rim before
-		if nHi < n/4 || nHi > n*3/4+2 {
-			return 0, false
-		}
-		return profReach - float64(nHi)*profStep - gridLine, true
-	default: // the last edge
-		if nLo < n/4 || nLo > n*3/4+2 {
-			return 0, false
-		}
-		return -profReach + float64(nLo)*profStep + gridLine, true
-	}
 }

@@ -3,6 +3,7 @@ package tiles
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"ligretto/referee/tiles"
@@ -185,7 +186,36 @@ type obsPoint struct {
 // its shadow) are left out when maskR > 0.
 func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	buildTemplates()
-	ts := templates[[2]float64{p.hx, p.hy}]
+	pts := w.zonePoints(p, mx, my, maskR)
+	var r styleRead
+	r.n = len(pts)
+	if len(pts) < 200 {
+		return r
+	}
+	againstColour(pts)
+	for k, t := range templates[[2]float64{p.hx, p.hy}] {
+		r.score[k], r.pose[k] = bestPose(pts, t)
+	}
+	first, second := 0, -1
+	for k := 1; k < len(styles); k++ {
+		if r.score[k] > r.score[first] {
+			first, second = k, first
+		} else if second < 0 || r.score[k] > r.score[second] {
+			second = k
+		}
+	}
+	if r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin {
+		r.style = styles[first]
+	}
+	return r
+}
+
+// zonePoints reads piece p's frame zone: its brightness (negated) every
+// obsStep mm, by region (card halves, joker quarters), leaving out a stone
+// at (mx, my) and its shadow when maskR > 0.
+func (w *Watcher) zonePoints(p piece, mx, my, maskR float64) []obsPoint {
+	// the stone's shadow falls beside it, the way the light comes from
+	sx, sy := mx+shadowReach*w.shadow[0], my+shadowReach*w.shadow[1]
 	var pts []obsPoint
 	for y := -p.hy; y <= p.hy; y += obsStep {
 		for x := -p.hx; x <= p.hx; x += obsStep {
@@ -195,7 +225,7 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 			}
 			tx := p.cx + p.ax*x - p.ay*y
 			ty := p.cy + p.ay*x + p.ax*y
-			if maskR > 0 && math.Hypot(tx-mx, ty-my) < maskR {
+			if maskR > 0 && (math.Hypot(tx-mx, ty-my) < maskR || math.Hypot(tx-sx, ty-sy) < maskR) {
 				continue
 			}
 			v, ok := w.value(tx, ty)
@@ -212,47 +242,56 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 			pts = append(pts, obsPoint{x: float32(x), y: float32(y), dark: float32(-v), region: reg})
 		}
 	}
-	var r styleRead
-	r.n = len(pts)
-	if len(pts) < 200 {
-		return r
+	return pts
+}
+
+// againstColour turns the points' brightness into darkness against the
+// piece's own colour there (most of the zone): ink is dark on any colour;
+// the white rim and middle line are not ink either, and count as the
+// colour does.
+func againstColour(pts []obsPoint) {
+	var byRegion [4][]float32
+	for _, q := range pts {
+		byRegion[q.region] = append(byRegion[q.region], -q.dark)
 	}
-	for k, t := range ts {
-		best := -1.0
-		var bx, by, ba float64
-		for _, dx := range []float64{-4, -3, -2, -1, 0, 1, 2, 3, 4} {
-			for _, dy := range []float64{-4, -3, -2, -1, 0, 1, 2, 3, 4} {
-				for _, da := range []float64{-1, 0, 1} {
-					if s := ncc(pts, t, dx, dy, da*math.Pi/180, 2); s > best {
-						best, bx, by, ba = s, dx, dy, da
-					}
+	var ref [4]float32
+	for k, vs := range byRegion {
+		if len(vs) > 0 {
+			slices.Sort(vs)
+			ref[k] = max(vs[len(vs)*65/100], 1)
+		}
+	}
+	for i := range pts {
+		v := -pts[i].dark
+		pts[i].dark = max(0, min(1, 1-v/ref[pts[i].region]))
+	}
+}
+
+// bestPose finds the shift (mm) and turn (degrees) of the piece that
+// matches template t best: every mm and degree, then half steps round the
+// best; it returns the correlation there and the pose.
+func bestPose(pts []obsPoint, t *template) (float64, [3]float64) {
+	best := -1.0
+	var bx, by, ba float64
+	for _, dx := range []float64{-4, -3, -2, -1, 0, 1, 2, 3, 4} {
+		for _, dy := range []float64{-4, -3, -2, -1, 0, 1, 2, 3, 4} {
+			for _, da := range []float64{-1, 0, 1} {
+				if s := ncc(pts, t, dx, dy, da*math.Pi/180, 2); s > best {
+					best, bx, by, ba = s, dx, dy, da
 				}
 			}
 		}
-		for _, dx := range []float64{-0.5, 0, 0.5} {
-			for _, dy := range []float64{-0.5, 0, 0.5} {
-				for _, da := range []float64{-0.5, 0, 0.5} {
-					if s := ncc(pts, t, bx+dx, by+dy, (ba+da)*math.Pi/180, 1); s > best {
-						best = s
-					}
+	}
+	for _, dx := range []float64{-0.5, 0, 0.5} {
+		for _, dy := range []float64{-0.5, 0, 0.5} {
+			for _, da := range []float64{-0.5, 0, 0.5} {
+				if s := ncc(pts, t, bx+dx, by+dy, (ba+da)*math.Pi/180, 1); s > best {
+					best = s
 				}
 			}
 		}
-		r.score[k] = best
-		r.pose[k] = [3]float64{bx, by, ba}
 	}
-	first, second := 0, -1
-	for k := 1; k < len(styles); k++ {
-		if r.score[k] > r.score[first] {
-			first, second = k, first
-		} else if second < 0 || r.score[k] > r.score[second] {
-			second = k
-		}
-	}
-	if r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin {
-		r.style = styles[first]
-	}
-	return r
+	return best, [3]float64{bx, by, ba}
 }
 
 // ncc correlates the observed darkness with template t for the piece
@@ -339,18 +378,77 @@ func (w *Watcher) stoneCentre(f tiles.Field) (float64, float64) {
 	return bx, by
 }
 
-// stoneMaskMM leaves out a stone's disc (14 mm) and its shadow.
-const stoneMaskMM = 18.0
+// stoneMaskMM leaves out a stone's disc (14 mm) and, shadowReach mm on
+// the way its shadow falls, the shadow.
+const (
+	stoneMaskMM = 17.0
+	shadowReach = 4.0
+)
+
+// shadowOf measures the way the stones' shadows fall (a unit vector in
+// the top view, or zero): round each stone on a free field the ring just
+// outside its disc is darkest there.
+func (w *Watcher) shadowOf(stones []tiles.Field) [2]float64 {
+	var sx, sy float64
+	for _, f := range stones {
+		cx, cy := w.stoneCentre(f)
+		var vs [36]float64
+		top := 0.0
+		for k := range vs {
+			a := float64(k) * math.Pi / 18
+			n := 0
+			for r := 15.0; r <= 19; r++ {
+				if v, ok := w.value(cx+r*math.Cos(a), cy+r*math.Sin(a)); ok {
+					vs[k] += v
+					n++
+				}
+			}
+			if n > 0 {
+				vs[k] /= float64(n)
+			}
+			top = math.Max(top, vs[k])
+		}
+		if top <= 0 {
+			continue
+		}
+		for k, v := range vs {
+			a := float64(k) * math.Pi / 18
+			d := 1 - v/top
+			sx += d * math.Cos(a)
+			sy += d * math.Sin(a)
+		}
+	}
+	l := math.Hypot(sx, sy)
+	if l < 1 { // no clear way
+		return [2]float64{}
+	}
+	return [2]float64{sx / l, sy / l}
+}
+
+// maxStyles bounds Watcher.Styles: the latest reads are kept.
+const maxStyles = 1000
+
+// notInView is owner's answer when the piece is not in full view: not read.
+const notInView = "not in full view"
 
 // owner reads the frame style of piece p (with a stone on field stone, or
-// none) and returns the player of that style, or "" and why not.
-func (w *Watcher) owner(p piece, stone *tiles.Field) (string, string) {
+// none) lying on fields, and returns the player of that style, or "" and
+// why not.
+func (w *Watcher) owner(p piece, stone *tiles.Field, fields ...tiles.Field) (string, string) {
+	for _, f := range fields { // read only what is in full view now
+		if ft := &w.fields[f.Y][f.X]; ft.cand != ft.believed {
+			return "", notInView
+		}
+	}
 	var mx, my, r float64
 	if stone != nil {
 		mx, my = w.stoneCentre(*stone)
 		r = stoneMaskMM
 	}
 	rd := w.readStyle(p, mx, my, r)
+	if len(w.Styles) >= maxStyles {
+		w.Styles = w.Styles[len(w.Styles)-maxStyles/2:]
+	}
 	w.Styles = append(w.Styles, rd.String())
 	if w.styleHook != nil {
 		w.styleHook(p, rd)

@@ -2,6 +2,7 @@ package tiles
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"gocv.io/x/gocv"
@@ -18,13 +19,16 @@ type Config struct {
 
 // Timing of the reading (ms).
 const (
-	pairWaitMS   = 2500  // a stone move waits this long for the card half beside it
-	halfWaitMS   = 4000  // a card half waits this long for its other half
-	ownerWaitMS  = 2000  // a frame style is read again this long before the piece is given up
-	jokerWaitMS  = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
-	readEveryMS  = 150   // between two reads of a piece's frame
-	searchEvery  = 250   // between attempts to find a new board
-	regressLimit = 3     // fields that lose their piece at once: the board was cleared
+	pairWaitMS    = 2500  // a stone move waits this long for the card half beside it
+	halfWaitMS    = 4000  // a card half waits this long for its other half
+	ownerWaitMS   = 2000  // a frame style is read again this long before the piece is given up
+	hiddenWaitMS  = 8000  // or this long, while it is never in full view
+	jokerWaitMS   = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
+	readEveryMS   = 150   // between two reads of a piece's frame
+	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
+	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
+	searchEvery   = 250   // between attempts to find a new board
+	regressLimit  = 3     // fields that lose their piece at once: the board was cleared
 )
 
 // recentMS is how long a card seen whole may still have had a stone unseen.
@@ -64,7 +68,9 @@ type item struct {
 	colours  [2]tiles.Colour // of half and of the stone's field
 	// the owner is read again no sooner than this
 	nextRead  int64
-	pairStone int // a card seen whole: the stone that came onto it (1..4) before it was reported
+	firstRead int64 // a frame was first read (in full view) and not clear
+	pairStone int   // a card seen whole: the stone that came onto it (1..4) before it was reported
+	cardT     int64 // the stone's card was first seen
 }
 
 // Watcher turns frames into observations for tiles.Referee. It is not
@@ -83,6 +89,7 @@ type Watcher struct {
 	searching bool
 	lastTry   int64
 	halves    map[tiles.Field]int64 // card halves newly seen, waiting for their other half
+	shadow    [2]float64            // the way the stones' shadows fall
 	goneSince map[int]int64         // stones seen gone from their field, since
 	cameSince map[tiles.Field]int64 // stones seen on a new field, since
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
@@ -90,7 +97,8 @@ type Watcher struct {
 	pairs     []*item // cards seen whole, lately
 	// Unsure says what was seen but not reported (unreadable frame, no partner).
 	Unsure []string
-	// Styles logs every frame style read, for diagnosis.
+	// Styles logs the latest frame style reads (scores per style), for
+	// diagnosis.
 	Styles    []string
 	styleHook func(piece, styleRead) // tests: every read
 }
@@ -200,6 +208,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	}
 	w.board, w.smp, w.fields, w.content = b, smp, fields, content
 	copy(w.stones[:], stones)
+	w.shadow = w.shadowOf(stones)
 	w.searching = false
 	w.roundN++
 	clear(w.halves)
@@ -216,6 +225,16 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	}
 	lay := b.Layout
 	return append(out, tiles.Observation{Kind: tiles.ObsRound, TimeMS: tMS, Layout: &lay, Stones: stones, By: "camera"})
+}
+
+// patience says whether to give up reading an owner after a read that
+// said why: a while after the first read of the piece in full view, or
+// longer, while it is never in full view.
+func (it *item) patience(why string, tMS int64) bool {
+	if why != notInView && it.firstRead == 0 {
+		it.firstRead = tMS
+	}
+	return it.firstRead != 0 && tMS-it.firstRead > ownerWaitMS || tMS-it.t > hiddenWaitMS
 }
 
 func (it *item) String() string {
@@ -370,6 +389,12 @@ func (w *Watcher) matchStones(tMS int64) {
 			if _, ok := w.cameSince[f]; !ok {
 				w.cameSince[f] = tMS
 			}
+			// A stone comes down on a new piece: with nothing new there, a
+			// dark sleeve or a stone carried over may look like one for a
+			// moment.
+			if !w.newPieceAt(f, tMS) && tMS-w.cameSince[f] < lonelyStoneMS {
+				continue
+			}
 			came = append(came, f)
 		}
 	}
@@ -382,11 +407,17 @@ func (w *Watcher) matchStones(tMS int64) {
 			if touch(a, p) || touch(a, f) {
 				return 0
 			}
-			if v := w.findVias(a, p, f, tMS); len(v) == 1 && !v[0].reloc {
+			if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
 				return 0
 			}
 		}
-		return 1 + abs(a.X-f.X) + abs(a.Y-f.Y)
+		// A stone moving onto a card away from its field relocates (T3b):
+		// it was blocked, and it is taken up as soon as the card is down.
+		c := 1 + int(math.Abs(float64(w.goneSince[i]-w.cardSeen(f, tMS)-100))/50)
+		if !w.blocked(a) {
+			c += 10
+		}
+		return c
 	}
 	c := make([][]int, len(gone))
 	for i, s := range gone {
@@ -401,7 +432,8 @@ func (w *Watcher) matchStones(tMS int64) {
 	}
 	for _, pr := range cheapest(c) {
 		i, f := gone[pr[0]], came[pr[1]]
-		if c[pr[0]][pr[1]] > 0 && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) {
+		sure := c[pr[0]][pr[1]] == 0 && w.oneStoneBeside(f)
+		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) {
 			continue
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f})
@@ -409,6 +441,65 @@ func (w *Watcher) matchStones(tMS int64) {
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
+}
+
+// cardSeenAt is when the card on p and to was first seen: the card seen
+// whole, or a half of it still new, or else now.
+func (w *Watcher) cardSeenAt(p, to tiles.Field, tMS int64) int64 {
+	for _, f := range []tiles.Field{p, to} {
+		if pr := w.pairOn(f, tMS); pr != nil {
+			return pr.t
+		}
+	}
+	t := tMS
+	for _, f := range []tiles.Field{p, to} {
+		if h, ok := w.halves[f]; ok {
+			t = min(t, h)
+		}
+	}
+	return t
+}
+
+// cardSeen is when the card under a stone on f was first seen: the card
+// seen whole, or its other half, or else the stone itself.
+func (w *Watcher) cardSeen(f tiles.Field, tMS int64) int64 {
+	if pr := w.pairOn(f, tMS); pr != nil {
+		return pr.t
+	}
+	if p, ok := w.partnerHalf(f); ok {
+		return w.halves[p]
+	}
+	return w.cameSince[f] - 600
+}
+
+// oneStoneBeside reports whether the card under a stone come onto f (the
+// new half beside it) touches the field of one stone only: else another
+// stone, not seen leaving yet, may be the one laid at.
+func (w *Watcher) oneStoneBeside(f tiles.Field) bool {
+	p, ok := w.partnerHalf(f)
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, s := range w.stones {
+		if touch(s, p) || touch(s, f) {
+			n++
+		}
+	}
+	return n == 1
+}
+
+// newPieceAt reports whether a stone on f stands on something new: a
+// joker under it, a new card half beside it open towards it, or a card
+// seen whole lately.
+func (w *Watcher) newPieceAt(f tiles.Field, tMS int64) bool {
+	if l := w.believed(f); l.stone() && l.joker {
+		return true
+	}
+	if _, ok := w.partnerHalf(f); ok {
+		return true
+	}
+	return w.pairOn(f, tMS) != nil
 }
 
 // cheapest pairs rows with columns of cost matrix c (as many pairs as the
@@ -458,6 +549,33 @@ func (w *Watcher) partnerHalf(f tiles.Field) (tiles.Field, bool) {
 	return tiles.Field{}, false
 }
 
+// blocked reports whether no card fits next to the stone on s, as far as
+// the reported pieces say: no free field beside it with a free neighbour
+// of another colour (T3b).
+func (w *Watcher) blocked(s tiles.Field) bool {
+	free := func(f tiles.Field) bool {
+		return w.on(f) && w.content[f.Y][f.X].kind == lookFree && !slices.Contains(w.stones[:], f)
+	}
+	for k := range int8(4) {
+		a := step(s, k)
+		if !free(a) {
+			continue
+		}
+		for j := range int8(4) {
+			if b := step(a, j); free(b) && w.board.colours[a.Y][a.X] != w.board.colours[b.Y][b.X] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// after reports whether item x comes after item it in the queue.
+func (w *Watcher) after(x, it *item) bool {
+	i, j := slices.Index(w.items, x), slices.Index(w.items, it)
+	return i >= 0 && j >= 0 && i > j
+}
+
 // touch reports whether fields a and b share an edge.
 func touch(a, b tiles.Field) bool { return abs(a.X-b.X)+abs(a.Y-b.Y) == 1 }
 
@@ -486,6 +604,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 			// stone does next
 			p := cands[0]
 			it.half = &p
+			it.cardT = w.halves[p]
 			it.colours = [2]tiles.Colour{w.believed(p).colour, b.colour}
 			delete(w.halves, p)
 			w.content[p.Y][p.X] = cell{kind: lookCard, colour: it.colours[0], partner: it.to}
@@ -497,6 +616,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 			// a card seen whole before its stone came: the stone's card
 			pr := w.pairOn(it.to, tMS)
 			pr.pairStone = it.stone + 1
+			it.cardT = pr.t
 			other := pr.halves[0]
 			if other == it.to {
 				other = pr.halves[1]
@@ -526,9 +646,9 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		var o, why string
 		switch l := w.believed(j); {
 		case l.kind == lookJoker:
-			o, why = w.owner(w.jokerPiece(j), nil)
+			o, why = w.owner(w.jokerPiece(j), nil, j)
 		case l.stone() && l.joker:
-			o, why = w.owner(w.jokerPiece(j), &j)
+			o, why = w.owner(w.jokerPiece(j), &j, j)
 		default:
 			why = "hidden"
 		}
@@ -552,9 +672,9 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 	if w.believed(it.to).stone() {
 		mask = &it.to
 	}
-	o, why := w.owner(w.cardPiece(p, it.to), mask)
+	o, why := w.owner(w.cardPiece(p, it.to), mask, p, it.to)
 	if o == "" {
-		if tMS-it.t > ownerWaitMS {
+		if it.patience(why, tMS) {
 			w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
 		}
 		return
@@ -585,110 +705,223 @@ type via struct {
 	joker   bool
 	pair    *item // a card seen whole
 	reloc   bool  // a card away from the stone's field: it relocated the stone
+	t       int64 // when it was seen whole
 }
 
-// findVias lists the pieces a stone leaving field a for the card on p and
-// to may have stood on unseen: seen whole just before, with a field
-// touching the card, and touching a, or else (when the card does not
-// touch a) anywhere: a card that relocated the stone (T3b).
-func (w *Watcher) findVias(a, p, to tiles.Field, tMS int64) []via {
-	var vias []via
-	direct := touch(a, p) || touch(a, to)
-	consider := func(card [2]tiles.Field, pending bool, pair *item) {
-		if card[0] == a || card[1] == a {
-			return
-		}
-		reloc := !touch(a, card[0]) && !touch(a, card[1])
-		if reloc && direct {
-			return // a card away from the stone: only a relocation (T3b) before this one
-		}
-		var at []tiles.Field
-		for _, x := range card {
-			if touch(x, p) || touch(x, to) {
-				at = append(at, x)
-			}
-		}
-		if len(at) == 2 { // both beside this card: the farther colour (T3a)
-			at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(a, x) })
-		}
-		if len(at) == 1 {
-			vias = append(vias, via{card: card, at: at[0], pending: pending, pair: pair, reloc: reloc})
-		}
-	}
+// maxVias is the most pieces a stone is taken to have stood on unseen
+// between two sightings.
+const maxVias = 3
+
+// findVias finds the pieces a stone leaving field a for the card on p and
+// to (first seen at seen) stood on unseen, in order: pieces seen whole
+// (no stone on them) just before, each beside the field the stone stood on before it (or, for a
+// card that does not touch a, anywhere: it relocated the stone, T3b), the
+// stone on its field beside the next piece (on its farther colour, T3a,
+// if both are), the last one beside this card. It returns the one such
+// way, the longest if several differ in length; false when the ways found
+// are not one.
+func (w *Watcher) findVias(a, p, to tiles.Field, seen, tMS int64) ([]via, bool) {
+	return pickWay(waysFrom(w.viaPieces(tMS), a, p, to, seen), p, to)
+}
+
+// viaPieces lists the pieces seen whole lately with no stone come onto
+// them, in the order seen: cards reported or pending, jokers pending.
+func (w *Watcher) viaPieces(tMS int64) []via {
+	var pieces []via
 	for _, pr := range w.pairs {
 		if tMS-pr.t <= recentMS && pr.pairStone == 0 {
-			consider(pr.halves, false, pr)
+			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t})
 		}
 	}
-	for f := range w.halves {
+	for f, t0 := range w.halves {
 		if g := step(f, w.believed(f).open); w.believed(f).open >= 0 && w.on(g) {
 			if _, ok := w.halves[g]; ok && w.believed(g).open == sideTo(g, f) && f.Y*100+f.X < g.Y*100+g.X {
-				consider([2]tiles.Field{f, g}, true, nil)
+				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, t: max(t0, w.halves[g])})
 			}
 		}
 	}
-	for j := range w.jokers {
-		if touch(a, j) && (touch(j, p) || touch(j, to)) {
-			vias = append(vias, via{card: [2]tiles.Field{j, j}, at: j, pending: true, joker: true})
+	for j, t0 := range w.jokers {
+		pieces = append(pieces, via{card: [2]tiles.Field{j, j}, pending: true, joker: true, t: t0})
+	}
+	slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
+	return pieces
+}
+
+// waysFrom lists every way over pieces from field a to the card on p and
+// to (first seen at seen), as findVias says.
+func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
+	direct := touch(a, p) || touch(a, to)
+	onCard := func(x tiles.Field) bool { return touch(x, p) || touch(x, to) }
+	var ways [][]via
+	var path []via
+	used := make([]bool, len(pieces))
+	var walk func(cur tiles.Field) bool
+	walk = func(cur tiles.Field) bool {
+		found := false
+		for i, c := range pieces {
+			if used[i] || c.card[0] == cur || c.card[1] == cur {
+				continue
+			}
+			if len(path) > 0 && c.t+500 < path[len(path)-1].t || c.t > seen+500 {
+				continue // laid before the piece the stone stood on first, or after this card
+			}
+			near := touch(cur, c.card[0]) || touch(cur, c.card[1])
+			c.reloc = !near
+			if c.reloc && (c.joker || direct || len(path) > 0) {
+				continue
+			}
+			var at, nearer []tiles.Field
+			for _, x := range c.card {
+				if !slices.Contains(at, x) {
+					at = append(at, x)
+				}
+			}
+			if len(at) == 2 && near { // the farther colour (T3a); the nearer only if that leads nowhere (a wrong move)
+				nearer = slices.DeleteFunc(slices.Clone(at), func(x tiles.Field) bool { return !touch(cur, x) })
+				at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(cur, x) })
+			}
+			used[i] = true
+			for _, try := range [][]tiles.Field{at, nearer} {
+				ok := false
+				for _, x := range try {
+					c.at = x
+					path = append(path, c)
+					if onCard(x) {
+						ways = append(ways, slices.Clone(path))
+						ok = true
+					}
+					if len(path) < maxVias && walk(x) {
+						ok = true
+					}
+					path = path[:len(path)-1]
+				}
+				if ok {
+					found = true
+					break
+				}
+			}
+			used[i] = false
+		}
+		return found
+	}
+	walk(a)
+	return ways
+}
+
+// pickWay takes the one longest way, or the one of them on which the
+// stone went on to the card's farther colour; false if not one.
+func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
+	if len(ways) == 0 {
+		return nil, true
+	}
+	longest := 0
+	for _, wy := range ways {
+		longest = max(longest, len(wy))
+	}
+	var best [][]via
+	for _, wy := range ways {
+		if len(wy) == longest {
+			best = append(best, wy)
 		}
 	}
-	return vias
+	if len(best) > 1 { // the stone went on to this card's farther colour (T3a)
+		best = slices.DeleteFunc(best, func(wy []via) bool {
+			last := wy[len(wy)-1].at
+			return !touch(last, p) || touch(last, to)
+		})
+	}
+	if len(best) != 1 {
+		return nil, false
+	}
+	return best[0], true
 }
 
 // viaCard checks the way a stone came to a new card. Every card laid at a
-// stone gets the stone: a card seen whole (no stone on it) beside the
-// field the stone left, just before, had the stone unseen (two players at
-// one stone, a fraction of a second apart), on its field beside this card
-// (on its farther colour, if both are). It returns the stone's stop there
-// (and that card, if not reported yet) to report first; false to wait for
-// such a card when this one does not touch the field the stone left. A
-// card that touches neither is a relocation (T3b): nothing to add.
+// stone gets the stone: cards seen whole (no stone on them) beside the
+// field the stone left, just before, had the stone unseen (players at one
+// stone a fraction of a second apart). It returns the stone's stops there
+// (and those pieces, if not reported yet) to report first; false to wait
+// for such a card when this one does not touch the field the stone left.
+// A card that touches neither, with no such card, is a relocation (T3b):
+// nothing to add.
 func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observation, bool) {
 	a := it.from
-	vias := w.findVias(a, p, it.to, tMS)
+	if tMS-it.t < viaSettleMS { // a card just laid may not be in sight yet
+		return nil, false
+	}
+	vias, sure := w.findVias(a, p, it.to, it.cardT, tMS)
 	switch {
-	case len(vias) == 1:
-	case len(vias) == 0 && !touch(a, p) && !touch(a, it.to) && tMS-it.t <= pairWaitMS:
+	case !sure:
+		w.unsure(tMS, "stone %d from %v to %v: more than one way it may have gone", it.stone+1, a, it.to)
+		return nil, true
+	case len(vias) > 0:
+	case !touch(a, p) && !touch(a, it.to) && tMS-it.t <= pairWaitMS:
 		return nil, false
 	default:
 		return nil, true
 	}
-	v := vias[0]
+	// a card seen whole after this stone's move began waits to be reported
+	// here, before the stone's stop on it
+	for _, v := range vias {
+		if v.pair != nil && w.after(v.pair, it) && !v.pair.done {
+			return nil, false
+		}
+	}
+	// read every piece not reported yet first: all or (for a while) none
+	owners := make([]string, len(vias))
+	for i, v := range vias {
+		if !v.pending {
+			continue
+		}
+		var o, why string
+		if v.joker {
+			o, why = w.owner(w.jokerPiece(v.at), nil, v.at)
+		} else {
+			o, why = w.owner(w.cardPiece(v.card[0], v.card[1]), nil, v.card[0], v.card[1])
+		}
+		if o == "" {
+			if !it.patience(why, tMS) {
+				return nil, false
+			}
+			w.unsure(tMS, "piece on %v: owner unsure (%s)", v.card, why)
+		}
+		owners[i] = o
+	}
 	var out []tiles.Observation
-	if v.joker {
-		o, why := w.owner(w.jokerPiece(v.at), nil)
-		if o == "" {
-			if tMS-it.t <= ownerWaitMS {
-				return nil, false
+	for i, v := range vias {
+		o := owners[i]
+		switch {
+		case v.joker:
+			if o != "" {
+				out = append(out, tiles.Observation{Kind: tiles.ObsJoker, TimeMS: tMS, Player: o, Fields: []tiles.Field{v.at}, Stone: it.stone + 1, By: "camera"})
 			}
-			w.unsure(tMS, "joker at %v: owner unsure (%s)", v.at, why)
-			return nil, true
-		}
-		out = append(out, tiles.Observation{Kind: tiles.ObsJoker, TimeMS: tMS, Player: o, Fields: []tiles.Field{v.at}, Stone: it.stone + 1, By: "camera"})
-		w.content[v.at.Y][v.at.X] = cell{kind: lookJoker}
-		delete(w.jokers, v.at)
-	} else if v.pending {
-		f, g := v.card[0], v.card[1]
-		o, why := w.owner(w.cardPiece(f, g), nil)
-		if o == "" {
-			if tMS-it.t <= ownerWaitMS {
-				return nil, false
+			w.content[v.at.Y][v.at.X] = cell{kind: lookJoker}
+			delete(w.jokers, v.at)
+		case v.pending:
+			f, g := v.card[0], v.card[1]
+			lf, lg := w.believed(f), w.believed(g)
+			if o != "" {
+				out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
+					Colours: []tiles.Colour{lf.colour, lg.colour}, Stone: it.stone + 1, By: "camera"})
 			}
-			w.unsure(tMS, "card at %v-%v: owner unsure (%s)", f, g, why)
-			return nil, true
+			w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
+			w.content[g.Y][g.X] = cell{kind: lookCard, colour: lg.colour, partner: f}
+			delete(w.halves, f)
+			delete(w.halves, g)
+		case v.pair != nil:
+			v.pair.pairStone = it.stone + 1
+			if w.after(v.pair, it) {
+				for _, o := range v.pair.obs {
+					if o.Kind == tiles.ObsLay {
+						o.Stone = it.stone + 1
+					}
+					out = append(out, o)
+				}
+				v.pair.obs = nil
+			}
 		}
-		lf, lg := w.believed(f), w.believed(g)
-		out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
-			Colours: []tiles.Colour{lf.colour, lg.colour}, Stone: it.stone + 1, By: "camera"})
-		w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
-		w.content[g.Y][g.X] = cell{kind: lookCard, colour: lg.colour, partner: f}
-		delete(w.halves, f)
-		delete(w.halves, g)
+		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	}
-	if v.pair != nil {
-		v.pair.pairStone = it.stone + 1
-	}
-	out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	return out, true
 }
 
@@ -708,7 +941,7 @@ func (w *Watcher) reportJoker(it *item, owner string, tMS int64, stoneObs tiles.
 func (w *Watcher) giveUp(it *item, tMS int64, stoneObs tiles.Observation, format string, args ...any) {
 	w.unsure(tMS, format, args...)
 	if it.move {
-		it.obs = []tiles.Observation{stoneObs}
+		it.obs = append(it.pre, stoneObs)
 	}
 	it.done = true
 }
@@ -770,9 +1003,9 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		return
 	}
 	it.nextRead = tMS + readEveryMS
-	o, why := w.owner(w.cardPiece(f, g), mask)
+	o, why := w.owner(w.cardPiece(f, g), mask, f, g)
 	if o == "" {
-		if tMS-it.t > ownerWaitMS {
+		if it.patience(why, tMS) {
 			w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: owner unsure (%s)", f, g, why)
 		}
 		return
