@@ -20,43 +20,49 @@ type piece struct {
 }
 
 // apply passes the watcher's observations to the referee, and what they
-// imply that a camera cannot see. Cards are held until the stone that
-// moves onto them (T3a: a stone always moves onto the new card), which
-// names the stone a card was laid at (the referee would guess it from the
-// card's place, and a relocated blocked stone, T3b, fools the guess); a
-// stone seen moving onto no held card belongs to a card given already and
-// goes first. A card whose stone does not come within StopWaitMS, or that
-// is followed by anything but cards and stones, goes without it. A card
-// that was its player's last is followed by their stop (T5a), the cards
-// left and the round's end; a round not scored when the next board
-// appears ends as nobody able to lay (T6a).
+// imply that a camera cannot see.
+//
+// A stone's move names the stone its card was laid at (T3a: a stone
+// always moves onto the new card) and comes some frames after the card.
+// A card whose stone the watcher did not name and that lies beside one
+// stone goes to the referee at once, which then waits for that stone's
+// move; a card beside none or several (a relocation, T3b, or a choice)
+// is held until a stone moves onto it. A move not seen is assumed by the
+// rules only when something needs the stone where it will be: a card
+// beside that card, the round's end, or StoneWaitMS gone by; without it,
+// every later card at the stone would be judged against a stone no
+// longer there. A card that was its player's last is followed, once its
+// stone has moved, by their stop (T5a), the cards left and the round's
+// end; what comes meanwhile waits. A round not scored when the next
+// board appears ends as nobody able to lay (T6a).
 func (l *Loop) apply(obs []tiles.Observation) {
-	for _, o := range obs {
+	for _, o := range l.order(obs) {
+		if l.finisher != nil && (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsStone || o.Kind == tiles.ObsJoker) {
+			switch {
+			case o.Kind == tiles.ObsStone && l.finisher.under(o):
+				l.settle(l.finisher, &o)
+				l.finish()
+			case o.Kind == tiles.ObsStone && l.stoneSeen(o):
+			default:
+				l.after = append(l.after, o)
+			}
+			continue
+		}
 		switch o.Kind {
 		case tiles.ObsLay:
-			l.held = append(l.held, held{obs: o, since: max(o.TimeMS, l.now)})
+			if l.mustHold(o, len(l.waiting)) {
+				l.waiting = append(l.waiting, &waiting{card: o, since: max(o.TimeMS, l.now), held: true, last: l.lastCard(o)})
+			} else {
+				l.lay(o, max(o.TimeMS, l.now))
+			}
 			continue
 		case tiles.ObsStone:
-			if o.Stone >= 1 && o.Stone <= tiles.Stones && len(o.Fields) == 1 {
-				a := l.assumed[o.Stone-1]
-				l.assumed[o.Stone-1] = nil
-				if a != nil && *a == o.Fields[0] {
-					continue // the move the loop assumed, seen late
-				}
-			}
-			if i := l.heldUnder(o); i >= 0 {
-				l.flushHeld(i)
-				h := l.held[0].obs
-				l.held = l.held[1:]
-				if h.Stone == 0 {
-					h.Stone = o.Stone
-				}
-				l.checkStale(h, o.Stone)
-				l.lay(h, &o)
+			if l.stoneSeen(o) {
 				continue
 			}
 		default:
-			l.flushHeld(len(l.held))
+			l.settleAll()
+			l.finishNow()
 		}
 		switch o.Kind {
 		case tiles.ObsMatch:
@@ -81,10 +87,286 @@ func (l *Loop) apply(obs []tiles.Observation) {
 	}
 }
 
-// held is a card waiting for its stone, and when it was seen.
-type held struct {
-	obs   tiles.Observation
+// order puts a card that lies beside no stone after the cards seen with
+// it that it lies by: seen in one frame, the card it was laid next to may
+// be reported after it.
+func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
+	out := slices.Clone(obs)
+	moved := map[int]bool{} // by TimeMS and first field, each card once
+	for i := 0; i < len(out); i++ {
+		o := out[i]
+		if o.Kind != tiles.ObsLay || o.Stone != 0 || len(o.Fields) == 0 || len(l.stonesBeside(o.Fields)) > 0 {
+			continue
+		}
+		key := int(o.TimeMS)*1000 + o.Fields[0].X*31 + o.Fields[0].Y
+		if moved[key] {
+			continue
+		}
+		moved[key] = true
+		w := waiting{card: o}
+		last := -1
+		for j := i + 1; j < len(out); j++ {
+			if out[j].Kind == tiles.ObsLay && out[j].TimeMS == o.TimeMS && w.touches(out[j].Fields) {
+				last = j
+			}
+		}
+		if last > i {
+			copy(out[i:last], out[i+1:last+1])
+			out[last] = o
+			i-- // the card now at i is another
+		}
+	}
+	return out
+}
+
+// waiting is a card whose stone's move was not seen yet: held from the
+// referee (its stone unknown), or given to it with the verdict v, its
+// stone having stood on from.
+type waiting struct {
+	card  tiles.Observation
 	since int64
+	held  bool
+	last  bool // held, and its player's last card if the held before it count
+	v     tiles.Verdict
+	from  tiles.Field
+}
+
+// under reports whether stone o moved onto w's card.
+func (w *waiting) under(o tiles.Observation) bool {
+	return len(o.Fields) == 1 && slices.Contains(w.card.Fields, o.Fields[0])
+}
+
+// touches reports whether a card on fs lies within two fields of w's
+// card: it may be laid at w's stone where that is about to stand, or block
+// it there (T3b, T3c: who blocked a stone depends on the order).
+func (w *waiting) touches(fs []tiles.Field) bool {
+	for _, f := range fs {
+		for _, g := range w.card.Fields {
+			if abs(f.X-g.X) <= 2 && abs(f.Y-g.Y) <= 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stonesBeside lists the stones (1..4) that a card on fs could be laid
+// at (T2b): those on a field next to one of its fields.
+func (l *Loop) stonesBeside(fs []tiles.Field) []int {
+	var out []int
+	for i, s := range l.ref.State().Stones {
+		if slices.ContainsFunc(fs, s.At.Adjacent) {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// stoneSeen settles the card a stone moved onto, if one waits for it,
+// and reports whether the move is dealt with (else it goes to the
+// referee as it is).
+func (l *Loop) stoneSeen(o tiles.Observation) bool {
+	if o.Stone >= 1 && o.Stone <= tiles.Stones && len(o.Fields) == 1 {
+		a := l.assumed[o.Stone-1]
+		l.assumed[o.Stone-1] = nil
+		if a != nil && *a == o.Fields[0] {
+			return true // the move the loop assumed, seen late
+		}
+	}
+	for i, w := range l.waiting {
+		if w.under(o) {
+			l.waiting = slices.Delete(l.waiting, i, i+1)
+			l.settle(w, &o)
+			l.release()
+			return true
+		}
+	}
+	return false
+}
+
+// mustHold reports whether card o waits for its stone: the watcher did
+// not name it and o lies beside several stones, or beside none and its
+// player may owe a blocked one (which one moves onto it says); or o lies
+// by one of the first n waiting cards or at its stone (where the stones
+// stand is not known until that card's stone has moved), or one of them
+// that is held may be its player's last (what comes after is late, T5a).
+func (l *Loop) mustHold(o tiles.Observation, n int) bool {
+	for _, w := range l.waiting[:n] {
+		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && w.last) {
+			return true
+		}
+	}
+	if o.Stone != 0 {
+		return false
+	}
+	beside := l.stonesBeside(o.Fields)
+	for _, w := range l.waiting[:n] {
+		if !w.held && slices.Contains(beside, w.v.Stone) {
+			return true // beside a stone about to move
+		}
+	}
+	switch len(beside) {
+	case 0:
+		// a relocation (T3b), else a wrong play (T2b); a card before it
+		// may block a stone yet
+		return l.owes(o.Player) || n > 0
+	case 1:
+		return false
+	}
+	return true
+}
+
+// owes reports whether player must relocate a blocked stone (T3b).
+func (l *Loop) owes(player string) bool {
+	for _, s := range l.ref.State().Stones {
+		if s.Owed == player {
+			return true
+		}
+	}
+	return false
+}
+
+// release gives the referee the held cards that need not wait any more:
+// the stones they lie by are known now.
+func (l *Loop) release() {
+	for i := 0; i < len(l.waiting) && l.finisher == nil; i++ {
+		w := l.waiting[i]
+		if !w.held || l.mustHold(w.card, i) {
+			continue
+		}
+		if l.give(w, w.card) && l.finisher == nil && l.finished(w.card) {
+			l.finisher = w
+		}
+		if w.held || l.finisher == w {
+			l.waiting = slices.Delete(l.waiting, i, i+1) // refused, late or the last card
+		}
+		i = -1 // from the start: the stones have changed
+	}
+}
+
+// settleAll settles every waiting card, in the order seen.
+func (l *Loop) settleAll() {
+	ws := l.waiting
+	l.waiting = nil
+	for _, w := range ws {
+		l.settle(w, nil)
+	}
+}
+
+// settle gives a waiting card to the referee if it was held, then its
+// stone's move: the one seen, or (nil) the one the rules make. A held
+// card that was its player's last becomes the finisher.
+func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
+	if w.held {
+		card := w.card
+		if stone != nil && card.Stone == 0 {
+			card.Stone = stone.Stone
+			l.checkStale(card, stone.Stone)
+		}
+		if !l.give(w, card) {
+			return
+		}
+		if l.finisher == nil && l.finished(card) {
+			if stone != nil {
+				_, _ = l.send(*stone) // a refusal is reported and logged by send
+			}
+			l.finisher = w
+			l.finish()
+			return
+		}
+	}
+	if stone == nil {
+		stone = l.assumeStone(w.card, w.v, w.from)
+	}
+	_, _ = l.send(*stone) // a refusal is reported and logged by send
+}
+
+// give sends a card to the referee and notes its verdict in w; it
+// reports whether the card's stone is to move (a card judged, not late
+// or refused).
+func (l *Loop) give(w *waiting, card tiles.Observation) bool {
+	before := l.ref.State().Stones
+	v, err := l.send(card)
+	if err != nil {
+		return false
+	}
+	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status})
+	if v.Status == tiles.StatusLate || v.Stone < 1 || v.Stone > tiles.Stones {
+		return false
+	}
+	w.held, w.v, w.from = false, v, before[v.Stone-1].At
+	return true
+}
+
+// lay gives a card whose stone is known (the watcher named it, or only
+// one stands beside it) to the referee; its stone's move is awaited, and
+// then the stop if it was the player's last card. The wait runs from
+// since.
+func (l *Loop) lay(o tiles.Observation, since int64) {
+	w := &waiting{card: o, since: since}
+	if !l.give(w, o) {
+		return
+	}
+	if l.finisher == nil && l.finished(o) {
+		l.finisher = w
+		return
+	}
+	l.waiting = append(l.waiting, w)
+}
+
+// lastCard reports whether card o, after the player's cards held before
+// it, would be their last.
+func (l *Loop) lastCard(o tiles.Observation) bool {
+	st := l.ref.State()
+	if st.Phase != tiles.PhasePlaying || st.Match == nil {
+		return false
+	}
+	n := st.Laid[o.Player] + 1
+	for _, w := range l.waiting {
+		if w.held && w.card.Player == o.Player {
+			n++
+		}
+	}
+	return n >= st.Match.InPlay(o.Player)
+}
+
+// finished reports whether the card's player has laid all their cards
+// in play.
+func (l *Loop) finished(o tiles.Observation) bool {
+	st := l.ref.State()
+	return st.Phase == tiles.PhasePlaying && st.Match != nil && st.Laid[o.Player] >= st.Match.InPlay(o.Player)
+}
+
+// finishNow gives the finisher's stone the move the rules make, and
+// calls the stop.
+func (l *Loop) finishNow() {
+	if w := l.finisher; w != nil {
+		_, _ = l.send(*l.assumeStone(w.card, w.v, w.from))
+		l.finish()
+	}
+}
+
+// finish calls the finisher's stop and scores the round, after the
+// cards seen before their last (held ones at the stone the referee takes
+// them for), then applies what came after it.
+func (l *Loop) finish() {
+	fin := l.finisher
+	l.finisher = nil
+	var after []tiles.Observation
+	ws := l.waiting
+	l.waiting = nil
+	for _, w := range ws {
+		switch {
+		case w.card.TimeMS <= fin.card.TimeMS:
+			l.settle(w, nil)
+		case w.held:
+			after = append(after, w.card) // seen after the last card: late
+		}
+	}
+	l.checkFinished(fin.card, max(fin.card.TimeMS, l.now))
+	after = append(after, l.after...)
+	l.after = nil
+	l.apply(after)
 }
 
 // checkStale notes when the stone that moved onto a card does not
@@ -106,38 +388,6 @@ func (l *Loop) checkStale(card tiles.Observation, stone int) {
 	}
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved onto %s's card at %v but stands on %v as the referee has it: a card laid at it was probably not seen, and this card's call may be wrong",
 		card.TimeMS, stone, card.Player, card.Fields, at))
-}
-
-// heldUnder is the first held card the stone moved onto, or -1.
-func (l *Loop) heldUnder(stone tiles.Observation) int {
-	if len(stone.Fields) != 1 {
-		return -1
-	}
-	for i, h := range l.held {
-		if slices.Contains(h.obs.Fields, stone.Fields[0]) {
-			return i
-		}
-	}
-	return -1
-}
-
-// lay applies a held card and the stone move that came with it (nil:
-// none), then calls the stop if it was the player's last card.
-func (l *Loop) lay(o tiles.Observation, stone *tiles.Observation) {
-	before := l.ref.State().Stones
-	v, err := l.send(o)
-	if err == nil {
-		l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status})
-	}
-	if stone == nil && err == nil && v.Status != tiles.StatusLate && v.Stone > 0 && v.Stone <= tiles.Stones {
-		stone = l.assumeStone(o, v, before[v.Stone-1].At)
-	}
-	if stone != nil {
-		_, _ = l.send(*stone) // a refusal is reported and logged by send
-	}
-	if err == nil && v.Status != tiles.StatusLate {
-		l.checkFinished(o, max(o.TimeMS, l.now))
-	}
 }
 
 // assumeStone is the move a card's stone makes by the rules when the
@@ -166,16 +416,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// flushHeld applies the first n held cards, in the order seen, without
-// their stones.
-func (l *Loop) flushHeld(n int) {
-	for range n {
-		h := l.held[0].obs
-		l.held = l.held[1:]
-		l.lay(h, nil)
-	}
 }
 
 // send gives one observation to the referee and reports the answer.
@@ -230,14 +470,25 @@ func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
 	l.count(tMS)
 }
 
-// tick applies the cards held long enough without their stones.
+// tick settles the cards that waited long enough for their stones.
 func (l *Loop) tick(tMS int64) {
 	l.now = max(l.now, tMS)
-	n := 0
-	for n < len(l.held) && tMS-l.held[n].since >= StopWaitMS {
-		n++
+	for {
+		if l.finisher != nil {
+			if tMS-l.finisher.since < StopWaitMS {
+				return // the rest waits for the stop
+			}
+			l.finishNow()
+		}
+		i := slices.IndexFunc(l.waiting, func(w *waiting) bool { return tMS-w.since >= StoneWaitMS })
+		if i < 0 {
+			return
+		}
+		w := l.waiting[i]
+		l.waiting = slices.Delete(l.waiting, i, i+1)
+		l.settle(w, nil)
+		l.release()
 	}
-	l.flushHeld(n)
 }
 
 // endRound ends a round the camera saw no end of: nobody was seen to lay

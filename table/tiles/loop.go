@@ -50,12 +50,15 @@ type Config struct {
 	Log       *slog.Logger // nil: none
 }
 
-// StopWaitMS is how long the loop waits for a card's stone to move
-// before it gives the card to the referee without it: the stone's move
-// names the stone the card was laid at, and belongs to the card (a wrong
-// move is T3a); after a player's last card, the referee takes no stone
-// once the stop is called.
+// StopWaitMS is how long the loop waits for the stone's move onto a
+// player's last card before it calls their stop (T5a): the referee takes
+// no stone once the stop is called, and the move may be wrong (T3a).
 const StopWaitMS = 2500
+
+// StoneWaitMS is how long the loop waits for a card's stone to move
+// before it assumes the move the rules make: the camera may see a stone
+// only seconds after its card (a stone relocated across the board, T3b).
+const StoneWaitMS = 5000
 
 // ErrConfig means the loop's configuration is unusable.
 var ErrConfig = errors.New("table/tiles: bad configuration")
@@ -67,10 +70,15 @@ type Loop struct {
 	log   *slog.Logger
 	watch *vtiles.Watcher
 	match *tiles.Observation // the match opened, for the next one
-	held  []held // cards waiting for their stones' moves, in the order seen
+	// waiting are the cards whose stones' moves were not seen yet, in
+	// the order seen; finisher is a player's last card, awaiting its
+	// stone before the stop, and after what came meanwhile.
+	waiting  []*waiting
+	finisher *waiting
+	after    []tiles.Observation
 	// assumed are the stones' moves the loop assumed, not yet seen.
 	assumed [tiles.Stones]*tiles.Field
-	seq   uint64
+	seq     uint64
 	// seenUnsure counts the watcher's Unsure lines already logged.
 	seenUnsure int
 	unsure     []string
@@ -119,7 +127,8 @@ func (l *Loop) Run(ctx context.Context, src table.Source) error {
 		}
 		shot, err := src.Next(&frame)
 		if errors.Is(err, io.EOF) {
-			l.flushHeld(len(l.held))
+			l.settleAll()
+			l.finishNow()
 			return nil
 		}
 		if err != nil {
@@ -175,7 +184,7 @@ func (l *Loop) newTable() {
 	if ph := l.ref.State().Phase; ph == tiles.PhasePlaying || ph == tiles.PhaseCounting {
 		l.log.Warn("the table changed in the middle of a round; that round is not scored", slog.String("phase", string(ph)))
 	}
-	l.held = nil // the old table's cards
+	l.waiting, l.finisher, l.after = nil, nil, nil // the old table's cards
 	l.watch.Close()
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0

@@ -220,7 +220,8 @@ func TestLoop_ConfigRefusesBadPlayers_T1(t *testing.T) {
 // later, before the last card's stone was seen) does not count: the stop
 // goes first, the round is scored as the simulator did, and the late card
 // is refused between rounds. No stone's move is seen in this round at all:
-// the loop assumes each legal one (T3a), and nothing is called wrong.
+// the loop assumes each legal one (T3a) within StoneWaitMS, and nothing is
+// called wrong.
 func TestLoop_T5a_NothingCountsAfterTheLastCard(t *testing.T) {
 	var events []tilesim.Event
 	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 3, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
@@ -255,7 +256,7 @@ func TestLoop_T5a_NothingCountsAfterTheLastCard(t *testing.T) {
 		Fields: []tiles.Field{{X: 0, Y: 0}, {X: 1, Y: 0}}, Colours: []tiles.Colour{tiles.Colour(1), tiles.Colour(2)}, By: "camera"}
 	l.tick(late.TimeMS)
 	l.apply([]tiles.Observation{late})
-	l.tick(late.TimeMS + StopWaitMS)
+	l.tick(late.TimeMS + StoneWaitMS)
 	m := ref.Match()
 	if len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
 		t.Fatalf("scored %+v, want %+v", m.Rounds, res.Rounds)
