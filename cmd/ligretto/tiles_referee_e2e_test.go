@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -23,10 +24,33 @@ import (
 	tilesim "ligretto/referee/tiles/sim"
 )
 
-// tilesE2E are the matches of record: players, seed (held out: 501-506
-// were never looked at while the vision or the loop was tuned), rounds.
-var tilesE2E = []struct{ players, seed, rounds int }{
+// tilesE2E are the matches of record: players, seed, rounds. They were
+// held out until the table loop's stone handling was changed after
+// looking at its calls on 501, 504 and 506: now they hold a record that
+// must not get worse. Seeds 511-516 are held out since (TILES_E2E_SEEDS).
+var tilesE2E = []tilesE2ECase{
 	{2, 501, 2}, {2, 502, 2}, {3, 503, 2}, {3, 504, 2}, {4, 505, 2}, {4, 506, 2},
+}
+
+type tilesE2ECase struct{ players, seed, rounds int }
+
+// tilesE2ECases are the matches to referee: TILES_E2E_SEEDS
+// ("players:seed,...", 2 rounds each) instead of the record's, to measure
+// other matches; record says whether they are the record's.
+func tilesE2ECases(t *testing.T) (cases []tilesE2ECase, record bool) {
+	spec := os.Getenv("TILES_E2E_SEEDS")
+	if spec == "" {
+		return tilesE2E, true
+	}
+	for _, f := range strings.Split(spec, ",") {
+		var c tilesE2ECase
+		if _, err := fmt.Sscanf(f, "%d:%d", &c.players, &c.seed); err != nil {
+			t.Fatalf("TILES_E2E_SEEDS %q: %v", f, err)
+		}
+		c.rounds = 2
+		cases = append(cases, c)
+	}
+	return cases, false
 }
 
 const (
@@ -47,12 +71,14 @@ type tilesE2EMatch struct {
 // referee, watching the rendered video, scores every round, and is no
 // worse than the record in rounds scored as the simulator did (T5, T6a),
 // legal plays called wrong (T2, T3a) and wrong plays called with their
-// rule; it prints each match's figures.
+// rule; it prints each match's figures. With TILES_E2E_SEEDS it measures
+// those matches instead (held out: 2:511,2:512,3:513,3:514,4:515,4:516).
 func TestTilesReferee_ScoresRenderedMatches(t *testing.T) {
-	res := make([]tilesE2EMatch, len(tilesE2E))
+	cases, record := tilesE2ECases(t)
+	res := make([]tilesE2EMatch, len(cases))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2) // 2 cores: one match rendering, one refereed
-	for i, m := range tilesE2E {
+	for i, m := range cases {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -64,7 +90,7 @@ func TestTilesReferee_ScoresRenderedMatches(t *testing.T) {
 	wg.Wait()
 	var sum tilesE2EMatch
 	for i, r := range res {
-		m := tilesE2E[i]
+		m := cases[i]
 		t.Logf("%d players, seed %d: %d of %d rounds scored, %d exact; %d of %d wrong plays called with their rule, %d with another; %d legal plays called wrong %v %s",
 			m.players, m.seed, r.scored, r.rounds, r.exact, r.caught, r.injected, r.wrongRule, len(r.falseCalls), r.falseCalls, r.err)
 		sum.rounds += r.rounds
@@ -83,7 +109,11 @@ func TestTilesReferee_ScoresRenderedMatches(t *testing.T) {
 	// The targets are every round exact and no legal play called wrong;
 	// the camera does not reach them yet (a card it misses leaves the
 	// referee's stone elsewhere, and the calls after it are wrong). Until
-	// it does, the test holds the record: no worse than it.
+	// it does, the test holds the record: no worse than it. Other matches
+	// are measured: each refereed to its end without an error.
+	if !record {
+		return
+	}
 	if sum.scored < sum.rounds {
 		t.Errorf("%d of %d rounds scored: every round must be scored", sum.scored, sum.rounds)
 	}
