@@ -15,7 +15,7 @@ type Kind string
 const (
 	ObsMatch     Kind = "match"      // a match begins: Players, Settings
 	ObsRound     Kind = "round"      // a round begins on Layout with the stones on Stones
-	ObsLay       Kind = "lay"        // Player's card (its frame says whose) appeared on Fields showing Colours, at Stone if known
+	ObsLay       Kind = "lay"        // Player's card (its frame says whose; "" when not read) appeared on Fields showing Colours, at Stone if known
 	ObsJoker     Kind = "joker"      // Player's joker appeared on Fields[0], at Stone
 	ObsStone     Kind = "stone"      // Stone moved onto Fields[0]
 	ObsStop      Kind = "stop"       // Player called "Ligretto Stopp" (T5a)
@@ -276,7 +276,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, err
 	}
 	v := Verdict{Status: StatusOK, Player: o.Player, Stone: j.Stone,
-		Reason: fmt.Sprintf("%s laid %s-%s at %v-%v", o.Player, l.Colours[0], l.Colours[1], l.Fields[0], l.Fields[1])}
+		Reason: fmt.Sprintf("%s laid %s-%s at %v-%v", owner(o.Player), l.Colours[0], l.Colours[1], l.Fields[0], l.Fields[1])}
 	if j.Relocates {
 		v.Rule, v.Reason = T3b, v.Reason+fmt.Sprintf(", a free place for blocked stone %d", j.Stone)
 	}

@@ -191,3 +191,31 @@ func TestTiles_T3b_RelocationLearntFromTheStone(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTiles_T3a_UnownedCardMovesItsStone: a card whose owner the camera
+// could not read (Player "") lies on the board and its stone moves onto
+// it (T3a), so the next card at that stone is judged where the stone
+// stands; it counts for nobody, charges nobody and relocates nothing.
+func TestTiles_T3a_UnownedCardMovesItsStone(t *testing.T) {
+	tb := newTestTable(t, false)
+	j := play(t, tb, fitting(tb, "", Field{3, 2}, Field{4, 2}))
+	if j.Stone != 1 || tb.Stones()[0].At != (Field{4, 2}) {
+		t.Fatalf("stone %d at %v, want stone 1 at (4,2)", j.Stone, tb.Stones()[0].At)
+	}
+	if laid := tb.Laid(); len(laid) != 0 {
+		t.Errorf("laid %v, want nobody's", laid)
+	}
+	// The next card, beside (4,2) only, fits at stone 1 where it now is.
+	if j := judge(t, tb, fitting(tb, "A", Field{5, 2}, Field{6, 2})); j.Violation != nil || j.Stone != 1 {
+		t.Fatalf("next card: stone %d, %v", j.Stone, j.Violation)
+	}
+	// An unowned card beside no stone is wrong (T2b) but relocates no
+	// stone, and nobody is charged.
+	l := fitting(tb, "", Field{6, 6}, Field{6, 7})
+	j = judge(t, tb, l)
+	wantRule(t, j.Violation, T2b)
+	tb.ApplyLay(l, j)
+	if f := tb.Faults(); len(f) != 0 {
+		t.Errorf("faults %v, want none", f)
+	}
+}

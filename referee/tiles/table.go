@@ -154,8 +154,6 @@ func (t *Table) free(f Field) bool {
 // wellFormed checks what no camera can see wrongly on a real card.
 func (t *Table) wellFormed(l Lay) error {
 	switch {
-	case l.Player == "":
-		return fmt.Errorf("%w: a card without a player (its frame names one)", ErrInvalid)
 	case !l.Fields[0].Adjacent(l.Fields[1]):
 		return fmt.Errorf("%w: a card covers two edge-adjacent fields, not %v and %v", ErrInvalid, l.Fields[0], l.Fields[1])
 	case !t.board.On(l.Fields[0]) || !t.board.On(l.Fields[1]):
@@ -195,6 +193,9 @@ func (t *Table) stoneFor(player string, fs [2]Field, hint int) int {
 
 // owedBy returns the first blocked stone player must relocate, or 0.
 func (t *Table) owedBy(player string, hint int) int {
+	if player == "" {
+		return 0 // nobody's card relocates a blocked stone
+	}
 	if hint > 0 && t.stones[hint-1].Owed == player {
 		return hint
 	}
@@ -232,7 +233,7 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 		return Judgement{}, err
 	}
 	var j Judgement
-	if h := l.Stone; h > 0 && t.stones[h-1].Owed == l.Player && !t.stones[h-1].At.Adjacent(l.Fields[0]) && !t.stones[h-1].At.Adjacent(l.Fields[1]) {
+	if h := l.Stone; h > 0 && l.Player != "" && t.stones[h-1].Owed == l.Player && !t.stones[h-1].At.Adjacent(l.Fields[0]) && !t.stones[h-1].At.Adjacent(l.Fields[1]) {
 		j.Stone, j.Relocates = h, true // named as the blocked stone it relocates
 	} else if s := t.stoneFor(l.Player, l.Fields, l.Stone); s > 0 {
 		j.Stone = s
@@ -240,9 +241,9 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 		j.Stone, j.Relocates = s, true
 	} else if s := t.cornerStone(l.Fields); s > 0 {
 		j.Stone = s
-		j.Violation = violation(T2d, "%s's card at %v-%v meets stone %d's field %v at a corner alone", l.Player, l.Fields[0], l.Fields[1], s, t.stones[s-1].At)
+		j.Violation = violation(T2d, "%s's card at %v-%v meets stone %d's field %v at a corner alone", owner(l.Player), l.Fields[0], l.Fields[1], s, t.stones[s-1].At)
 	} else {
-		j.Violation = violation(T2b, "%s's card at %v-%v lies next to no Ligretto stone", l.Player, l.Fields[0], l.Fields[1])
+		j.Violation = violation(T2b, "%s's card at %v-%v lies next to no Ligretto stone", owner(l.Player), l.Fields[0], l.Fields[1])
 	}
 	if j.Stone > 0 {
 		j.StoneTo, _ = farther(l.Fields, t.stones[j.Stone-1].At)
@@ -255,7 +256,7 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 			} else if p.Kind == "" {
 				what = "a stone"
 			}
-			j.Violation = violation(T2c, "%s's card at %v-%v covers %s on %v", l.Player, l.Fields[0], l.Fields[1], what, f)
+			j.Violation = violation(T2c, "%s's card at %v-%v covers %s on %v", owner(l.Player), l.Fields[0], l.Fields[1], what, f)
 			return j, nil
 		}
 	}
@@ -263,7 +264,7 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 		return j, nil
 	}
 	j.Violation = t.checkColours(l)
-	if j.Violation == nil {
+	if j.Violation == nil && l.Player != "" {
 		j.Violation = t.checkJoker(l.Player, j.Stone, j.Relocates, "card")
 	}
 	return j, nil
@@ -278,11 +279,20 @@ func (t *Table) checkColours(l Lay) *Violation {
 		return nil
 	case c[0] == b && c[1] == a:
 		if t.strict {
-			return violation(T2e, "%s's %s-%s card lies swapped on %s-%s fields", l.Player, c[0], c[1], a, b)
+			return violation(T2e, "%s's %s-%s card lies swapped on %s-%s fields", owner(l.Player), c[0], c[1], a, b)
 		}
 		return nil
 	}
-	return violation(T2a, "%s's %s-%s card lies on %s-%s fields", l.Player, c[0], c[1], a, b)
+	return violation(T2a, "%s's %s-%s card lies on %s-%s fields", owner(l.Player), c[0], c[1], a, b)
+}
+
+// owner names a card's owner in a verdict: "" is a card whose frame the
+// camera did not read.
+func owner(player string) string {
+	if player == "" {
+		return "an unread frame"
+	}
+	return player
 }
 
 // ApplyLay puts the card on the board as judged (a wrong card too: it
@@ -292,6 +302,14 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 	t.seq++
 	for i, f := range l.Fields {
 		t.pieces[t.board.index(f)] = Piece{Kind: PieceCard, Owner: l.Player, Card: l.Card, Colour: l.Colours[i], Seq: t.seq}
+	}
+	if l.Player == "" {
+		// The owner's frame was not read: the card lies on the board and
+		// moves its stone, but counts for nobody and charges nobody.
+		if j.Stone > 0 {
+			t.pending[j.Stone-1] = &pending{fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates}
+		}
+		return
 	}
 	t.laid[l.Player]++
 	if j.Violation != nil {

@@ -318,7 +318,7 @@ func (l *Loop) lay(o tiles.Observation, since int64) {
 // it, would be their last.
 func (l *Loop) lastCard(o tiles.Observation) bool {
 	st := l.ref.State()
-	if st.Phase != tiles.PhasePlaying || st.Match == nil {
+	if st.Phase != tiles.PhasePlaying || st.Match == nil || o.Player == "" {
 		return false
 	}
 	n := st.Laid[o.Player] + 1
@@ -334,7 +334,7 @@ func (l *Loop) lastCard(o tiles.Observation) bool {
 // in play.
 func (l *Loop) finished(o tiles.Observation) bool {
 	st := l.ref.State()
-	return st.Phase == tiles.PhasePlaying && st.Match != nil && st.Laid[o.Player] >= st.Match.InPlay(o.Player)
+	return o.Player != "" && st.Phase == tiles.PhasePlaying && st.Match != nil && st.Laid[o.Player] >= st.Match.InPlay(o.Player)
 }
 
 // finishNow gives the finisher's stone the move the rules make, and

@@ -15,6 +15,7 @@ type score struct {
 	extraRounds         int // rounds reported beyond the timeline's
 	matches             int // ObsMatch reported
 	lays, laysRead      int
+	unowned             int // lays made reported without an owner (counted missed too)
 	jokers, jokersRead  int
 	stones, stonesRead  int
 	wrong               []string // rounds, lays or jokers reported that the simulation did not make
@@ -25,8 +26,8 @@ type score struct {
 }
 
 func (s score) String() string {
-	return fmt.Sprintf("rounds %d/%d (+%d extra), lays %d/%d, jokers %d/%d, wrong plays read %d/%d, wrong %d; stone moves %d/%d, %d not made",
-		s.roundsRight, s.rounds, s.extraRounds, s.laysRead, s.lays, s.jokersRead, s.jokers, s.wrongPlaysRead, s.wrongPlays, len(s.wrong),
+	return fmt.Sprintf("rounds %d/%d (+%d extra), lays %d/%d (%d more without an owner), jokers %d/%d, wrong plays read %d/%d, wrong %d; stone moves %d/%d, %d not made",
+		s.roundsRight, s.rounds, s.extraRounds, s.laysRead, s.lays, s.unowned, s.jokersRead, s.jokers, s.wrongPlaysRead, s.wrongPlays, len(s.wrong),
 		s.stonesRead, s.stones, len(s.wrongStones))
 }
 
@@ -120,6 +121,20 @@ func scoreWatch(events []tilesim.Event, obs []tiles.Observation) score {
 				continue
 			}
 			r := rounds[ri]
+			if o.Kind == tiles.ObsLay && o.Player == "" {
+				made := false // by any player, the same fields and colours
+				for k := range r.lays {
+					if strings.HasSuffix(k, layKey("", o.Fields, o.Colours)) {
+						made = true
+					}
+				}
+				if !made {
+					s.wrong = append(s.wrong, fmt.Sprintf("round %d, %d ms: an unowned lay %s not made", ri+1, o.TimeMS, layKey("", o.Fields, o.Colours)))
+				} else {
+					s.unowned++
+				}
+				continue
+			}
 			key := layKey(o.Player, o.Fields, o.Colours)
 			set := r.lays
 			if o.Kind == tiles.ObsJoker {
