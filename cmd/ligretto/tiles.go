@@ -99,7 +99,11 @@ func runTilesSimulate(args []string, stdout, stderr io.Writer) error {
 		return bad("%v", err)
 	}
 	if video != "" {
-		if err := checkVideoPath(video); err != nil {
+		check := video
+		if filepath.Clean(filepath.Dir(video)) == filepath.Clean(out) {
+			check = filepath.Base(video) // into --out, made below
+		}
+		if err := checkVideoPath(check); err != nil {
 			return bad("%v", err)
 		}
 	}

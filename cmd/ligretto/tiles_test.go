@@ -160,9 +160,10 @@ func TestTiles_UsageWithoutSubcommand(t *testing.T) {
 // TestTiles_SimulateRender: tiles simulate --render writes a video of the
 // right number of 1280x720 frames (decoded with gocv), its timing and a
 // truth.jsonl with one line per timeline event, each event's frame at or
-// after its time.
+// after its time. The video may go into --out's directory before that
+// exists.
 func TestTiles_SimulateRender(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "match")
 	video := filepath.Join(dir, "video.mkv")
 	code, stdout, stderr := runCLI("tiles", "simulate", "--players", "2", "--seed", "5", "--rounds", "1", "--out", dir, "--render", video, "--fps", "2")
 	if code != 0 {
