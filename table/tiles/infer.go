@@ -26,15 +26,15 @@ type piece struct {
 // always moves onto the new card) and comes some frames after the card.
 // A card whose stone the watcher did not name and that lies beside one
 // stone goes to the referee at once, which then waits for that stone's
-// move; a card beside none or several (a relocation, T3b, or a choice)
-// is held until a stone moves onto it. A move not seen is assumed by the
-// rules only when something needs the stone where it will be: a card
-// beside that card, the round's end, or StoneWaitMS gone by; without it,
-// every later card at the stone would be judged against a stone no
-// longer there. A card that was its player's last is followed, once its
-// stone has moved, by their stop (T5a), the cards left and the round's
-// end; what comes meanwhile waits. A round not scored when the next
-// board appears ends as nobody able to lay (T6a).
+// move; a card that may relocate a blocked stone (T3b), lies beside
+// several stones or near a card still waiting is held until a stone
+// moves onto it (mustHold). A move not seen is assumed by the rules only
+// when something needs the stone where it will be: the round's end, or
+// StoneWaitMS gone by; without it, every later card at the stone would be
+// judged against a stone no longer there. A card that was its player's
+// last is followed, once its stone has moved, by their stop (T5a), the
+// cards left and the round's end; what comes meanwhile waits. A round not
+// scored when the next board appears ends as nobody able to lay (T6a).
 func (l *Loop) apply(obs []tiles.Observation) {
 	for _, o := range l.order(obs) {
 		if l.finisher != nil && (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsStone || o.Kind == tiles.ObsJoker) {
@@ -92,13 +92,13 @@ func (l *Loop) apply(obs []tiles.Observation) {
 // be reported after it.
 func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 	out := slices.Clone(obs)
-	moved := map[int]bool{} // by TimeMS and first field, each card once
+	moved := map[[3]int64]bool{} // by time and first field: each card once
 	for i := 0; i < len(out); i++ {
 		o := out[i]
 		if o.Kind != tiles.ObsLay || o.Stone != 0 || len(o.Fields) == 0 || len(l.stonesBeside(o.Fields)) > 0 {
 			continue
 		}
-		key := int(o.TimeMS)*1000 + o.Fields[0].X*31 + o.Fields[0].Y
+		key := [3]int64{o.TimeMS, int64(o.Fields[0].X), int64(o.Fields[0].Y)}
 		if moved[key] {
 			continue
 		}
