@@ -303,17 +303,13 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 	for i, f := range l.Fields {
 		t.pieces[t.board.index(f)] = Piece{Kind: PieceCard, Owner: l.Player, Card: l.Card, Colour: l.Colours[i], Seq: t.seq}
 	}
-	if l.Player == "" {
-		// The owner's frame was not read: the card lies on the board and
-		// moves its stone, but counts for nobody and charges nobody.
-		if j.Stone > 0 {
-			t.pending[j.Stone-1] = &pending{fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates}
+	// A card whose frame was not read (Player "") lies on the board and
+	// moves its stone, but counts for nobody and charges nobody.
+	if l.Player != "" {
+		t.laid[l.Player]++
+		if j.Violation != nil {
+			t.faults[l.Player] = append(t.faults[l.Player], *j.Violation)
 		}
-		return
-	}
-	t.laid[l.Player]++
-	if j.Violation != nil {
-		t.faults[l.Player] = append(t.faults[l.Player], *j.Violation)
 	}
 	if j.Stone > 0 {
 		if own := t.joker[l.Player]; own == j.Stone && !j.Relocates {

@@ -95,7 +95,7 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 	moved := map[[3]int64]bool{} // by time and first field: each card once
 	for i := 0; i < len(out); i++ {
 		o := out[i]
-		if o.Kind != tiles.ObsLay || o.Stone != 0 || len(o.Fields) == 0 || len(l.stonesBeside(o.Fields)) > 0 {
+		if o.Kind != tiles.ObsLay || o.Stone != 0 || len(o.Fields) == 0 || len(stonesBeside(l.ref.State().Stones, o.Fields)) > 0 {
 			continue
 		}
 		key := [3]int64{o.TimeMS, int64(o.Fields[0].X), int64(o.Fields[0].Y)}
@@ -152,9 +152,9 @@ func (w *waiting) touches(fs []tiles.Field) bool {
 
 // stonesBeside lists the stones (1..4) that a card on fs could be laid
 // at (T2b): those on a field next to one of its fields.
-func (l *Loop) stonesBeside(fs []tiles.Field) []int {
+func stonesBeside(stones [tiles.Stones]tiles.StoneView, fs []tiles.Field) []int {
 	var out []int
-	for i, s := range l.ref.State().Stones {
+	for i, s := range stones {
 		if slices.ContainsFunc(fs, s.At.Adjacent) {
 			out = append(out, i+1)
 		}
@@ -199,7 +199,8 @@ func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	if o.Stone != 0 {
 		return false
 	}
-	beside := l.stonesBeside(o.Fields)
+	stones := l.ref.State().Stones
+	beside := stonesBeside(stones, o.Fields)
 	for _, w := range l.waiting[:n] {
 		if !w.held && slices.Contains(beside, w.v.Stone) {
 			return true // beside a stone about to move
@@ -209,7 +210,7 @@ func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	case 0:
 		// a relocation (T3b), else a wrong play (T2b); a card before it
 		// may block a stone yet
-		return l.owes(o.Player) || n > 0
+		return owes(stones, o.Player) || n > 0
 	case 1:
 		return false
 	}
@@ -217,8 +218,8 @@ func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 }
 
 // owes reports whether player must relocate a blocked stone (T3b).
-func (l *Loop) owes(player string) bool {
-	for _, s := range l.ref.State().Stones {
+func owes(stones [tiles.Stones]tiles.StoneView, player string) bool {
+	for _, s := range stones {
 		if s.Owed == player {
 			return true
 		}
@@ -234,11 +235,9 @@ func (l *Loop) release() {
 		if !w.held || l.mustHold(w.card, i) {
 			continue
 		}
-		if l.give(w, w.card) && l.finisher == nil && l.finished(w.card) {
-			l.finisher = w
-		}
-		if w.held || l.finisher == w {
-			l.waiting = slices.Delete(l.waiting, i, i+1) // refused, late or the last card
+		l.give(w, w.card)
+		if w.held || l.takeLast(w) { // no stone to await (refused, late, none), or the last card
+			l.waiting = slices.Delete(l.waiting, i, i+1)
 		}
 		i = -1 // from the start: the stones have changed
 	}
@@ -266,11 +265,10 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 		if !l.give(w, card) {
 			return
 		}
-		if l.finisher == nil && l.finished(card) {
+		if l.takeLast(w) {
 			if stone != nil {
 				_, _ = l.send(*stone) // a refusal is reported and logged by send
 			}
-			l.finisher = w
 			l.finish()
 			return
 		}
@@ -304,14 +302,19 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 // since.
 func (l *Loop) lay(o tiles.Observation, since int64) {
 	w := &waiting{card: o, since: since}
-	if !l.give(w, o) {
-		return
+	if l.give(w, o) && !l.takeLast(w) {
+		l.waiting = append(l.waiting, w)
 	}
-	if l.finisher == nil && l.finished(o) {
-		l.finisher = w
-		return
+}
+
+// takeLast makes w the finisher if its card was its player's last and
+// there is none yet, and reports whether it did.
+func (l *Loop) takeLast(w *waiting) bool {
+	if l.finisher != nil || !l.finished(w.card) {
+		return false
 	}
-	l.waiting = append(l.waiting, w)
+	l.finisher = w
+	return true
 }
 
 // lastCard reports whether card o, after the player's cards held before

@@ -674,18 +674,15 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 	}
 	o, why := w.owner(w.cardPiece(p, it.to), mask, p, it.to)
 	if o == "" {
-		switch {
-		case !it.patience(why, tMS):
-		case unread(why):
-			w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
-		default:
-			// Seen whole, its frame not clear: on the board for nobody.
-			w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
-			it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Fields: []tiles.Field{p, it.to},
-				Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
-			it.done = true
+		if !it.patience(why, tMS) {
+			return
 		}
-		return
+		if why == notInView {
+			w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
+			return
+		}
+		// Seen whole, its frame not clear: on the board for nobody.
+		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
 	}
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
@@ -992,10 +989,6 @@ func (w *Watcher) pairOn(f tiles.Field, tMS int64) *item {
 	return nil
 }
 
-// unread reports whether why says a piece's frame was never read in full
-// view (as against read and found unclear).
-func unread(why string) bool { return why == notInView || why == "hidden" }
-
 // readCard reads the owner of a card seen whole (a stone may have come
 // onto it since).
 func (w *Watcher) readCard(it *item, tMS int64) {
@@ -1017,18 +1010,15 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 	it.nextRead = tMS + readEveryMS
 	o, why := w.owner(w.cardPiece(f, g), mask, f, g)
 	if o == "" {
-		switch {
-		case !it.patience(why, tMS):
-		case unread(why):
-			w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: owner unsure (%s)", f, g, why)
-		default:
-			// Seen whole, its frame not clear: on the board for nobody.
-			w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
-			it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, Fields: []tiles.Field{f, g},
-				Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}
-			it.done = true
+		if !it.patience(why, tMS) {
+			return
 		}
-		return
+		if why == notInView {
+			w.giveUp(it, tMS, tiles.Observation{}, "card at %v-%v: owner unsure (%s)", f, g, why)
+			return
+		}
+		// Seen whole, its frame not clear: on the board for nobody.
+		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
 	}
 	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
 		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}

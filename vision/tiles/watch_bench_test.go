@@ -4,10 +4,6 @@ import (
 	"testing"
 
 	"gocv.io/x/gocv"
-
-	tilesim "ligretto/referee/tiles/sim"
-	"ligretto/render/scene"
-	rtiles "ligretto/render/tiles"
 )
 
 // BenchmarkWatcherFeed feeds 1280x720 frames of a 4-player round (the
@@ -18,24 +14,7 @@ import (
 //
 //	go test -run '^$' -bench WatcherFeed ./vision/tiles
 func BenchmarkWatcherFeed(b *testing.B) {
-	var events []tilesim.Event
-	if _, err := tilesim.Run(tilesim.Config{Players: 4, Seed: 7, Rounds: 1}, func(e tilesim.Event) error {
-		events = append(events, e)
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
-	cfg := scene.DefaultConfig()
-	cfg.Preamble = false
-	sc, err := rtiles.New(cfg, events[0].Players, 7)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, e := range events {
-		if err := sc.Apply(e); err != nil {
-			b.Fatal(err)
-		}
-	}
+	events, sc := stagedRound(b, 0)
 	const fps, seconds = 15, 12
 	var jpegs [][]byte
 	var times []int64

@@ -56,32 +56,41 @@ func TestTilesVision_Cheapest(t *testing.T) {
 	}
 }
 
+// stagedRound stages seed 7's 4-player round for rendering, without the
+// preamble: its events up to untilMS (every one when 0; the match and the
+// round always) and the scene they were applied to.
+func stagedRound(tb testing.TB, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
+	tb.Helper()
+	var events []tilesim.Event
+	if _, err := tilesim.Run(tilesim.Config{Players: 4, Seed: 7, Rounds: 1}, func(e tilesim.Event) error {
+		if untilMS == 0 || e.TimeMS <= untilMS || e.Kind == tilesim.EvMatch || e.Kind == tilesim.EvRound {
+			events = append(events, e)
+		}
+		return nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	cfg := scene.DefaultConfig()
+	cfg.Preamble = false
+	sc, err := rtiles.New(cfg, events[0].Players, 7)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range events {
+		if err := sc.Apply(e); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return events, sc
+}
+
 // The first 12 s of a rendered 4-player round: the board and stones are
 // read, and every card reported is one laid, with its colours and owner.
 func TestTilesVision_FirstSecondsOfARound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders 180 frames")
 	}
-	var events []tilesim.Event
-	if _, err := tilesim.Run(tilesim.Config{Players: 4, Seed: 7, Rounds: 1}, func(e tilesim.Event) error {
-		if e.TimeMS <= 12000 || e.Kind == tilesim.EvMatch || e.Kind == tilesim.EvRound {
-			events = append(events, e)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := scene.DefaultConfig()
-	cfg.Preamble = false
-	sc, err := rtiles.New(cfg, events[0].Players, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range events {
-		if err := sc.Apply(e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	events, sc := stagedRound(t, 12000)
 	w := NewWatcher(Config{Players: events[0].Players})
 	defer w.Close()
 	mat := gocv.NewMat()
