@@ -80,7 +80,7 @@ func New(cfg Config, keyframe func()) (*Publisher, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	quietSDK(cfg.Logger)
+	QuietSDK(cfg.Logger)
 	if keyframe == nil {
 		keyframe = func() {}
 	}

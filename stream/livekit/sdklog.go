@@ -19,9 +19,12 @@ func sdkLogger(l *slog.Logger) protoLogger.Logger {
 
 var setSDKLogger sync.Once
 
-// quietSDK sets the SDK's package logger, which it uses before a room's
-// own, once for the process.
-func quietSDK(l *slog.Logger) {
+// QuietSDK sets the SDK's package logger, which it uses before a room's
+// own, to l at debug level. Once for the process, the first caller's l:
+// the SDK's goroutines read that logger unguarded, so it is never set
+// again while a room runs. Every user of the SDK in this program (the
+// publisher, the viewer) sets it through here.
+func QuietSDK(l *slog.Logger) {
 	setSDKLogger.Do(func() { lksdk.SetLogger(sdkLogger(l)) })
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media/samplebuilder"
 
+	"ligretto/stream/livekit"
 	"ligretto/stream/vp8"
 )
 
@@ -97,7 +99,7 @@ func Join(ctx context.Context, url, token string, opt Options) (*Viewer, error) 
 	}
 	v.room = lksdk.NewRoom(cb)
 	quiet := protoLogger.LogRLogger(logr.Discard())
-	lksdk.SetLogger(quiet) // the SDK's package logger, used before the room's
+	livekit.QuietSDK(slog.New(slog.DiscardHandler)) // the SDK's package logger, used before the room's
 	if err := v.room.JoinWithContextAndToken(ctx, url, token, lksdk.WithLogger(quiet)); err != nil {
 		return nil, fmt.Errorf("join %s: %w", url, err)
 	}
