@@ -135,6 +135,17 @@ func (r TilesReferee) Apply(o tiles.Observation) (tiles.Verdict, error) { return
 // State returns the referee's own state.
 func (r TilesReferee) State() tiles.State { return r.g.RefereeState() }
 
+// Table returns a copy of the round's table (nil before the first round),
+// for the loop to ask what a move would mean.
+func (r TilesReferee) Table() *tiles.Table {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	if t := r.g.ref.Table(); t != nil {
+		return t.Clone()
+	}
+	return nil
+}
+
 // Changed implements Controller.
 func (g *TilesGame) Changed() <-chan struct{} { return g.changed }
 

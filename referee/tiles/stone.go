@@ -34,6 +34,12 @@ func (t *Table) CheckStone(stone int, to Field) (string, *Violation, error) {
 	return p.player, nil, nil
 }
 
+// Awaited reports whether a card was laid at stone (1..4) and the stone
+// has not moved onto it yet.
+func (t *Table) Awaited(stone int) bool {
+	return stone >= 1 && stone <= Stones && t.pending[stone-1] != nil
+}
+
 // ApplyStone moves the stone and settles the duties on it.
 func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 	s := &t.stones[stone-1]

@@ -99,6 +99,25 @@ func NewTable(b *Board, starts [Stones]Field, strict bool) (*Table, error) {
 	return t, nil
 }
 
+// Clone returns a copy of the table that shares nothing that changes.
+func (t *Table) Clone() *Table {
+	c := *t
+	c.pieces = slices.Clone(t.pieces)
+	for i, p := range t.pending {
+		if p != nil {
+			q := *p
+			q.fields = slices.Clone(p.fields)
+			c.pending[i] = &q
+		}
+	}
+	c.joker, c.laid, c.jokers = maps.Clone(t.joker), maps.Clone(t.laid), maps.Clone(t.jokers)
+	c.faults = make(map[string][]Violation, len(t.faults))
+	for k, v := range t.faults {
+		c.faults[k] = slices.Clone(v)
+	}
+	return &c
+}
+
 // Board returns the board under the table.
 func (t *Table) Board() *Board { return t.board }
 

@@ -60,6 +60,8 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			if l.stoneSeen(o) {
 				continue
 			}
+			o = l.identify(o)
+			l.missedCard(o)
 		default:
 			l.settleAll()
 			l.finishNow()
@@ -166,12 +168,16 @@ func stonesBeside(stones [tiles.Stones]tiles.StoneView, fs []tiles.Field) []int 
 // and reports whether the move is dealt with (else it goes to the
 // referee as it is).
 func (l *Loop) stoneSeen(o tiles.Observation) bool {
-	if o.Stone >= 1 && o.Stone <= tiles.Stones && len(o.Fields) == 1 {
-		a := l.assumed[o.Stone-1]
-		l.assumed[o.Stone-1] = nil
-		if a != nil && *a == o.Fields[0] {
-			return true // the move the loop assumed, seen late
+	if len(o.Fields) == 1 {
+		for i, a := range l.assumed {
+			if a != nil && *a == o.Fields[0] {
+				l.assumed[i] = nil
+				return true // the move the loop assumed, seen late (stones look alike)
+			}
 		}
+	}
+	if o.Stone >= 1 && o.Stone <= tiles.Stones {
+		l.assumed[o.Stone-1] = nil
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
@@ -276,7 +282,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	if stone == nil {
 		stone = l.assumeStone(w.card, w.v, w.from)
 	}
-	_, _ = l.send(*stone) // a refusal is reported and logged by send
+	_, _ = l.send(l.identify(*stone)) // a refusal is reported and logged by send
 }
 
 // give sends a card to the referee and notes its verdict in w; it

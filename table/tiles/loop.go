@@ -26,6 +26,10 @@ import (
 type Referee interface {
 	Apply(tiles.Observation) (tiles.Verdict, error)
 	State() tiles.State
+	// Table is the round's table, to ask what a move would mean
+	// (CheckStone, CheckLay) without making it: a copy, or one that
+	// changes only through Apply.
+	Table() *tiles.Table
 }
 
 // Verdict is one observation (seen, or inferred by the loop: By "loop")

@@ -1,0 +1,103 @@
+package tiles
+
+import (
+	"fmt"
+	"log/slog"
+
+	"ligretto/referee/tiles"
+)
+
+// identify names the stone that moved by where it went. The four stones
+// look alike: the watcher tells them apart only by following them, and
+// two moving at once can be swapped. A stone moves only onto the card
+// laid at it, so when the stone named cannot have gone where it went and
+// exactly one other stone whose card is down can (its card's farther
+// field, its joker, or the card relocating it), it was that one. A stone
+// moved onto the nearer field of its own card stays a wrong move (T3a).
+func (l *Loop) identify(o tiles.Observation) tiles.Observation {
+	t := l.playingTable()
+	if t == nil || o.Kind != tiles.ObsStone || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || !t.Board().On(o.Fields[0]) {
+		return o
+	}
+	if _, v, err := t.CheckStone(o.Stone, o.Fields[0]); err != nil || v == nil {
+		return o
+	}
+	k := 0
+	for s := 1; s <= tiles.Stones; s++ {
+		if s == o.Stone {
+			continue
+		}
+		if _, v, err := t.CheckStone(s, o.Fields[0]); err == nil && v == nil && t.Awaited(s) {
+			if k != 0 {
+				return o // either of two: the watcher's name stands
+			}
+			k = s
+		}
+	}
+	if k == 0 {
+		return o
+	}
+	l.log.Info("a stone's move named by where it went", slog.Int64("t_ms", o.TimeMS),
+		slog.Int("seen_as", o.Stone), slog.Int("stone", k), slog.String("to", o.Fields[0].String()))
+	o.Stone = k
+	return o
+}
+
+// missedCard lays, for nobody, the card that stone o moved onto when no
+// card was seen laid at it: a stone moves only onto a new card (T3a), so
+// one was laid and the camera missed it. Without it the referee would
+// call the move wrong, keep the stone where it was, and call every later
+// card laid at the stone's true place wrong. The card is placed where the
+// rules put it: on the free field next to the stone's old place and next
+// to where it went; when that is not one field, or the card would not be
+// legal, or the stone was blocked (its card may lie anywhere, T3b),
+// nothing is inferred. The card counts for nobody, so the round's scores
+// are not sure: the loop says so.
+func (l *Loop) missedCard(o tiles.Observation) {
+	t := l.playingTable()
+	if t == nil || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || t.Awaited(o.Stone) {
+		return
+	}
+	s := t.Stones()[o.Stone-1]
+	to := o.Fields[0]
+	if s.Owed != "" || !t.Board().On(to) || !t.Free(to) {
+		return
+	}
+	if _, v, err := t.CheckStone(o.Stone, to); err != nil || v == nil {
+		return // a relocation the referee knows of
+	}
+	var near []tiles.Field
+	for _, a := range s.At.Neighbours() {
+		if a.Adjacent(to) && t.Board().On(a) && t.Free(a) && t.Board().Colour(a) != t.Board().Colour(to) {
+			near = append(near, a)
+		}
+	}
+	var card tiles.Observation
+	for _, a := range near {
+		fs := [2]tiles.Field{a, to}
+		cs := [2]tiles.Colour{t.Board().Colour(fs[0]), t.Board().Colour(fs[1])}
+		j, err := t.CheckLay(tiles.Lay{Fields: fs, Colours: cs, Stone: o.Stone})
+		if err == nil && j.Violation == nil && j.Stone == o.Stone && j.StoneTo == to {
+			card = tiles.Observation{Kind: tiles.ObsLay, TimeMS: o.TimeMS, Fields: fs[:], Colours: cs[:], Stone: o.Stone, By: "loop"}
+			break
+		}
+	}
+	if card.Kind == "" {
+		return
+	}
+	fs := card.Fields
+	if v, err := l.send(card); err != nil || v.Status != tiles.StatusOK {
+		return
+	}
+	l.pieces = append(l.pieces, piece{fields: card.Fields, status: tiles.StatusOK})
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved to %v with no card seen laid at it: a card at %v-%v was missed, laid for nobody (whose it was is not known, so the round's counts may be short)",
+		o.TimeMS, o.Stone, to, fs[0], fs[1]))
+}
+
+// playingTable is the referee's table while a round is played, else nil.
+func (l *Loop) playingTable() *tiles.Table {
+	if l.ref.State().Phase != tiles.PhasePlaying {
+		return nil
+	}
+	return l.ref.Table()
+}
