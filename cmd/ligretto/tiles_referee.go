@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"ligretto/referee/tiles"
@@ -17,6 +18,7 @@ import (
 // tilesCall is a wrong play the referee called, in the shape of
 // result.json's injected wrong plays, so that the two compare line by line.
 type tilesCall struct {
+	Seq    int           `json:"seq"` // the verdict's
 	Round  int           `json:"round"`
 	TimeMS int64         `json:"t_ms"`
 	Player string        `json:"player"`
@@ -204,8 +206,11 @@ func (p *tilesPrinter) print(tv ttable.Verdict) {
 		case tiles.ObsJoker:
 			p.jokers++
 		}
+		if v.Withdraws > 0 { // a call found wrong: the play was legal
+			p.called = slices.DeleteFunc(p.called, func(c tilesCall) bool { return c.Seq == v.Withdraws })
+		}
 		if v.Status == tiles.StatusViolation {
-			p.called = append(p.called, tilesCall{Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason})
+			p.called = append(p.called, tilesCall{Seq: v.Seq, Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason})
 		}
 	}
 	line := tilesLine{Obs: o}

@@ -62,6 +62,9 @@ type Verdict struct {
 	Reason string `json:"reason"`
 	Player string `json:"player,omitempty"` // who made the play judged
 	Stone  int    `json:"stone,omitempty"`
+	// Withdraws is the Seq of an earlier call of this round that this
+	// verdict withdraws: the play was legal after all.
+	Withdraws int `json:"withdraws,omitempty"`
 }
 
 // Phase is where the observed match stands.
@@ -100,6 +103,7 @@ type game struct {
 	deadlock bool
 	left     map[string]int
 	verdicts []Verdict
+	strays   map[Field]*stray // this round's cards called as laid beside no stone, by field
 }
 
 // Referee is the observed model: it takes observations, decides every
@@ -240,7 +244,7 @@ func (g *game) decideRound(o Observation) (Verdict, func(), error) {
 	return Verdict{Status: StatusInfo, Reason: fmt.Sprintf("round %d begins", g.round+1)}, func() {
 		g.round++
 		g.phase, g.table = PhasePlaying, t
-		g.stopper, g.deadlock, g.left, g.verdicts = "", false, map[string]int{}, nil
+		g.stopper, g.deadlock, g.left, g.verdicts, g.strays = "", false, map[string]int{}, nil, map[Field]*stray{}
 	}, nil
 }
 
@@ -280,10 +284,19 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 	if j.Relocates {
 		v.Rule, v.Reason = T3b, v.Reason+fmt.Sprintf(", a free place for blocked stone %d", j.Stone)
 	}
+	if j.Misplaced {
+		v.Reason += fmt.Sprintf(" at stone %d, not where the referee had it (%v): a card laid at it was missed", j.Stone, g.table.stones[j.Stone-1].At)
+	}
 	if j.Violation != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, j.Violation.Rule, j.Violation.Reason
 	}
-	return v, func() { g.table.ApplyLay(l, j) }, nil
+	return v, func() {
+		g.table.ApplyLay(l, j)
+		if j.Stone == 0 && j.Violation != nil && j.Violation.Rule == T2b {
+			s := &stray{verdict: len(g.verdicts), player: l.Player, fields: l.Fields, timeMS: o.TimeMS, fault: *j.Violation}
+			g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
+		}
+	}, nil
 }
 
 func (g *game) decideJoker(o Observation) (Verdict, func(), error) {
@@ -310,6 +323,12 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 	}
 	if len(o.Fields) != 1 {
 		return Verdict{}, nil, fmt.Errorf("%w: a stone stands on 1 field, not %d", ErrInvalid, len(o.Fields))
+	}
+	if o.Stone >= 1 && o.Stone <= Stones {
+		if s := g.strayAt(o.Stone, o.Fields[0], o.TimeMS); s != nil {
+			v, commit := g.decideReclaim(o, s)
+			return v, commit, nil
+		}
 	}
 	who, x, err := g.table.CheckStone(o.Stone, o.Fields[0])
 	if err != nil {

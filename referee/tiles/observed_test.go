@@ -137,3 +137,63 @@ func TestTiles_Observed_RefusesWhatDoesNotFit(t *testing.T) {
 		t.Errorf("refused observations changed the state: %+v", st)
 	}
 }
+
+// TestTiles_T2b_StoneOntoACardBesideNoStoneWithdrawsTheCall: a card
+// called as laid beside no stone (T2b), onto which a stone then moves,
+// was laid at that stone after all: the referee had the stone elsewhere
+// (a card laid at it was missed). The stone's verdict withdraws the call,
+// the player's fault goes, and the stone stands on the card. Too late a
+// move (past the window) is no such proof: it stays a move with no card.
+func TestTiles_T2b_StoneOntoACardBesideNoStoneWithdrawsTheCall(t *testing.T) {
+	obs, b := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	away := []Field{{6, 6}, {7, 6}}
+	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: away, Colours: []Colour{b.Colour(away[0]), b.Colour(away[1])}})
+	if err != nil || called.Status != StatusViolation || called.Rule != T2b {
+		t.Fatalf("the card away from every stone: %+v %v, want a T2b call", called, err)
+	}
+	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: away[1:]})
+	if err != nil || v.Status != StatusOK || v.Withdraws != called.Seq || v.Player != "P2" {
+		t.Fatalf("the stone onto it: %+v %v, want ok, withdrawing call %d", v, err, called.Seq)
+	}
+	st := r.State()
+	if len(st.Faults["P2"]) != 0 || st.Stones[1].At != away[1] {
+		t.Fatalf("after: faults %v, stone 2 on %v; want none, on %v", st.Faults, st.Stones[1].At, away[1])
+	}
+
+	far := []Field{{5, 0}, {6, 0}}
+	if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 2000, Player: "P1", Fields: far, Colours: []Colour{b.Colour(far[0]), b.Colour(far[1])}}); err != nil || v.Rule != T2b {
+		t.Fatalf("a second card away from every stone: %+v %v", v, err)
+	}
+	v, err = r.Apply(Observation{Kind: ObsStone, TimeMS: 2000 + strayWindowMS + 1, Stone: 3, Fields: far[:1]})
+	if err != nil || v.Status != StatusViolation || v.Rule != T3a || v.Withdraws != 0 {
+		t.Fatalf("a stone onto it %d ms later: %+v %v, want a T3a call", strayWindowMS+1, v, err)
+	}
+}
+
+// TestTiles_T2b_CardNamedForAStoneItDoesNotLieBy: a card the camera saw
+// a stone move onto, though it lies by no stone where the referee has
+// them, was laid at that stone (a card laid at it before was missed):
+// not a T2b call, and the stone may go onto either field. A card meeting
+// the named stone's field at a corner is still wrong (T2d).
+func TestTiles_T2b_CardNamedForAStoneItDoesNotLieBy(t *testing.T) {
+	tb := newTestTable(t, false)
+	l := fitting(tb, "A", Field{6, 6}, Field{6, 7})
+	l.Stone = 1
+	j := judge(t, tb, l)
+	if j.Violation != nil || j.Stone != 1 || !j.Misplaced {
+		t.Fatalf("judged %+v, want a lay at stone 1, misplaced", j)
+	}
+	tb.ApplyLay(l, j)
+	if _, v, err := tb.CheckStone(1, Field{6, 6}); err != nil || v != nil {
+		t.Fatalf("stone 1 onto the nearer field: %v %v", v, err)
+	}
+	c := fitting(tb, "B", Field{3, 3}, Field{3, 4}) // (3,3) meets stone 1's (2,2) at a corner
+	c.Stone = 1
+	wantRule(t, judge(t, tb, c).Violation, T2d)
+}

@@ -39,8 +39,12 @@ type Lay struct {
 // 0 for none), whether it relocates a blocked stone (T3b), where that
 // stone must go, and the first rule it breaks, if any.
 type Judgement struct {
-	Stone     int        `json:"stone,omitempty"`
-	Relocates bool       `json:"relocates,omitempty"`
+	Stone     int  `json:"stone,omitempty"`
+	Relocates bool `json:"relocates,omitempty"`
+	// Misplaced: the card was laid at Stone (the camera saw it move onto
+	// it), which stood elsewhere than the table has it: a card laid at it
+	// was missed. Either field will do for its move, as for a relocation.
+	Misplaced bool       `json:"misplaced,omitempty"`
 	StoneTo   Field      `json:"stone_to"` // the farther field (T3a); for a relocation, either field will do
 	Violation *Violation `json:"violation,omitempty"`
 }
@@ -226,6 +230,18 @@ func (t *Table) owedBy(player string, hint int) int {
 	return 0
 }
 
+// apart reports whether a card on fs neither lies by stone (1..4) nor
+// meets its field at a corner (T2d is judged as ever).
+func (t *Table) apart(stone int, fs [2]Field) bool {
+	at := t.stones[stone-1].At
+	for _, f := range fs {
+		if at.Adjacent(f) || at.Diagonal(f) {
+			return false
+		}
+	}
+	return true
+}
+
 // cornerStone returns a stone that a card field meets at a corner alone.
 func (t *Table) cornerStone(fs [2]Field) int {
 	for i, s := range t.stones {
@@ -252,8 +268,14 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 		return Judgement{}, err
 	}
 	var j Judgement
-	if h := l.Stone; h > 0 && l.Player != "" && t.stones[h-1].Owed == l.Player && !t.stones[h-1].At.Adjacent(l.Fields[0]) && !t.stones[h-1].At.Adjacent(l.Fields[1]) {
-		j.Stone, j.Relocates = h, true // named as the blocked stone it relocates
+	if h := l.Stone; h > 0 && t.apart(h, l.Fields) && (t.stones[h-1].Owed != "" || t.usable(l.Player, h)) {
+		// Named for a stone it does not lie by. Blocked, the stone is
+		// relocated onto it (T3b) by whoever lays it: who blocked a stone
+		// depends on the order of cards laid at once, which a camera
+		// cannot always tell (T3c). Else the stone stood elsewhere.
+		j.Stone = h
+		j.Relocates = t.stones[h-1].Owed != ""
+		j.Misplaced = !j.Relocates
 	} else if s := t.stoneFor(l.Player, l.Fields, l.Stone); s > 0 {
 		j.Stone = s
 	} else if s := t.owedBy(l.Player, l.Stone); s > 0 {
@@ -334,7 +356,7 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 		if own := t.joker[l.Player]; own == j.Stone && !j.Relocates {
 			delete(t.joker, l.Player)
 		}
-		t.pending[j.Stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates}
+		t.pending[j.Stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates || j.Misplaced}
 	}
 	t.block(l.Player)
 }

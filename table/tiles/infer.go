@@ -440,11 +440,25 @@ func (l *Loop) send(o tiles.Observation) (tiles.Verdict, error) {
 		if o.Kind != tiles.ObsCardsLeft {
 			l.call(callText(v))
 		}
+		if v.Withdraws > 0 && len(o.Fields) == 1 {
+			l.rejudge(o.Fields[0], v.Status)
+		}
 	}
 	if l.cfg.OnVerdict != nil {
 		l.cfg.OnVerdict(Verdict{Obs: o, Verdict: v, Err: err})
 	}
 	return v, err
+}
+
+// rejudge marks the newest piece on f with status: a call on it was
+// withdrawn.
+func (l *Loop) rejudge(f tiles.Field, status tiles.Status) {
+	for i := len(l.pieces) - 1; i >= 0; i-- {
+		if slices.Contains(l.pieces[i].fields, f) {
+			l.pieces[i].status = status
+			return
+		}
+	}
 }
 
 func callText(v tiles.Verdict) string {

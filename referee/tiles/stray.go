@@ -1,0 +1,77 @@
+package tiles
+
+import (
+	"fmt"
+	"slices"
+)
+
+// strayWindowMS is how soon after a card laid beside no stone (T2b) a
+// stone moving onto it shows that it was laid at that stone after all.
+const strayWindowMS = 10000
+
+// stray is a card judged as laid beside no stone (T2b): the verdict that
+// called it, by index in the round's verdicts.
+type stray struct {
+	verdict int
+	player  string
+	fields  [2]Field
+	timeMS  int64
+	fault   Violation
+}
+
+// strayAt finds the stray card on f that stone (1..4) may have moved
+// onto: the stone has no card awaiting it nor relocates onto a card laid
+// for it (CheckStone judges those), and the card was laid lately.
+func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
+	s := g.strays[f]
+	if s == nil || g.table.Awaited(stone) || g.table.relocatedBy(stone, f) > 0 || tMS-s.timeMS > strayWindowMS {
+		return nil
+	}
+	if p, _ := g.table.Piece(f); p.Kind != PieceCard || p.Owner != s.player {
+		return nil // covered since
+	}
+	return s
+}
+
+// decideReclaim judges stone o moving onto stray card s: a stone moves
+// only onto a card laid at it (T3a), so the card was laid at that stone,
+// which stood elsewhere than the referee had it (a card laid at it was
+// missed), or a blocked stone relocated onto it (T3b). The T2b call is
+// withdrawn; the card's colours are judged now (T2a).
+func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
+	from := g.table.stones[o.Stone-1].At
+	v := Verdict{Status: StatusOK, Rule: T3a, Player: s.player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq,
+		Reason: fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
+			o.Stone, owner(s.player), s.fields[0], s.fields[1], from, s.fault.Rule)}
+	p0, _ := g.table.Piece(s.fields[0])
+	p1, _ := g.table.Piece(s.fields[1])
+	x := g.table.checkColours(Lay{Player: s.player, Fields: s.fields, Colours: [2]Colour{p0.Colour, p1.Colour}})
+	if x != nil {
+		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, v.Reason+"; but "+x.Reason
+	}
+	return v, func() {
+		for _, f := range s.fields {
+			delete(g.strays, f)
+		}
+		g.table.reclaim(o.Stone, o.Fields[0], s.player, s.fault, x)
+	}
+}
+
+// reclaim moves stone onto a card that was judged laid beside no stone,
+// replacing that fault of player's with x (nil: none).
+func (t *Table) reclaim(stone int, to Field, player string, fault Violation, x *Violation) {
+	if player != "" {
+		fs := t.faults[player]
+		if i := slices.Index(fs, fault); i >= 0 {
+			fs = slices.Delete(fs, i, i+1)
+		}
+		if x != nil {
+			fs = append(fs, *x)
+		}
+		t.faults[player] = fs
+		if len(fs) == 0 {
+			delete(t.faults, player)
+		}
+	}
+	t.ApplyStone(stone, to, player, nil)
+}
