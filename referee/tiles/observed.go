@@ -20,6 +20,7 @@ const (
 	ObsStone     Kind = "stone"      // Stone moved onto Fields[0]
 	ObsStop      Kind = "stop"       // Player called "Ligretto Stopp" (T5a)
 	ObsNoPlay    Kind = "no_play"    // nobody can lay a card: the round ends (T6a)
+	ObsOwner     Kind = "owner"      // the card on Fields, laid for nobody, is Player's
 	ObsCardsLeft Kind = "cards_left" // after the round: Player has Count cards not laid
 	ObsRoundEnd  Kind = "round_end"  // the counts are in: score the round (T5)
 )
@@ -198,6 +199,8 @@ func (g *game) decide(o Observation) (Verdict, func(), error) {
 		return g.decideStone(o)
 	case ObsStop, ObsNoPlay:
 		return g.decideEnd(o)
+	case ObsOwner:
+		return g.decideOwner(o)
 	case ObsCardsLeft:
 		return g.decideCount(o)
 	case ObsRoundEnd:

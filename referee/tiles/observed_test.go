@@ -197,3 +197,32 @@ func TestTiles_T2b_CardNamedForAStoneItDoesNotLieBy(t *testing.T) {
 	c.Stone = 1
 	wantRule(t, judge(t, tb, c).Violation, T2d)
 }
+
+// TestTiles_T5a_OwnerOfACardLaidForNobody: a card laid for nobody (its
+// frame not read) is given to a player later and counts for them; a card
+// that has an owner, or no card, is refused.
+func TestTiles_T5a_OwnerOfACardLaidForNobody(t *testing.T) {
+	obs, b := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := []Field{{3, 2}, {4, 2}}
+	if _, err := r.Apply(Observation{Kind: ObsLay, Fields: a, Colours: []Colour{b.Colour(a[0]), b.Colour(a[1])}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Apply(Observation{Kind: ObsOwner, Player: "P1", Fields: []Field{{5, 5}, {6, 5}}}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("no card there: %v, want ErrInvalid", err)
+	}
+	if _, err := r.Apply(Observation{Kind: ObsOwner, Player: "P1", Fields: a}); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.State().Laid["P1"]; n != 1 {
+		t.Errorf("P1 laid %d, want 1", n)
+	}
+	if _, err := r.Apply(Observation{Kind: ObsOwner, Player: "P2", Fields: a}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a card with an owner: %v, want ErrInvalid", err)
+	}
+}

@@ -522,6 +522,9 @@ func (l *Loop) endRound(tMS int64, why string) {
 	st := l.ref.State()
 	switch st.Phase {
 	case tiles.PhasePlaying:
+		if l.inferFinisher(tMS) {
+			return
+		}
 		var seen []string
 		for _, n := range st.Match.Players {
 			seen = append(seen, fmt.Sprintf("%s %d of %d", n, st.Laid[n], st.Match.InPlay(n)))

@@ -133,6 +133,7 @@ func (l *Loop) Run(ctx context.Context, src table.Source) error {
 		if errors.Is(err, io.EOF) {
 			l.settleAll()
 			l.finishNow()
+			l.inferFinisher(l.now)
 			return nil
 		}
 		if err != nil {

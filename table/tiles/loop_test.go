@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	"ligretto/referee/tiles"
@@ -357,5 +358,50 @@ func TestLoop_T3a_StoneMovedOntoAMissedCard(t *testing.T) {
 	}
 	if st := ref.State(); st.Stones[2].At != to2 || st.Laid["P2"] != 1 {
 		t.Fatalf("after the next card: stone 3 on %v (want %v), laid %v", st.Stones[2].At, to2, st.Laid)
+	}
+}
+
+// TestLoop_T5a_FinisherInferredFromACardLaidForNobody: the finisher's
+// last card is seen without its frame read (laid for nobody), so nobody
+// is seen to finish; when the next board appears, the one player short by
+// that card is taken as its owner and the finisher: the round is scored
+// as the simulator did, not as nobody able to lay (T6a), and the loop
+// says it is unsure.
+func TestLoop_T5a_FinisherInferredFromACardLaidForNobody(t *testing.T) {
+	var events []tilesim.Event
+	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 3, Rounds: 2}, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := tiles.New()
+	l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stopped := false
+	for i, e := range events {
+		if e.Kind == tilesim.EvStop && !stopped {
+			stopped = true
+		}
+		if e.Round > 1 && e.Kind != tilesim.EvRound {
+			break
+		}
+		l.tick(e.TimeMS)
+		obs := seen(e)
+		if !stopped && e.Kind == tilesim.EvLay && i+1 < len(events) && events[i+1].Kind == tilesim.EvStop {
+			obs[0].Player = "" // the finisher's last card, its frame not read
+		}
+		l.apply(obs)
+	}
+	if !stopped {
+		t.Fatal("the simulated round has no stop")
+	}
+	m := ref.Match()
+	if len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+		t.Fatalf("scored %+v, want %+v", m.Rounds, res.Rounds[0])
+	}
+	if u := l.Unsure(); len(u) == 0 || !strings.Contains(u[len(u)-1], "finisher") {
+		t.Errorf("unsure %q, want the inferred finisher said", u)
 	}
 }

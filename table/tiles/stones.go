@@ -101,3 +101,46 @@ func (l *Loop) playingTable() *tiles.Table {
 	}
 	return l.ref.Table()
 }
+
+// inferFinisher ends a round whose finisher was not seen: when exactly
+// one player is short of their cards in play by no more than the cards
+// laid for nobody this round (frames not read, cards missed), those cards
+// were theirs, the last of them their last (T5a). It gives them the
+// newest such cards, calls their stop and scores the round, and reports
+// whether it did; the loop says it is unsure.
+func (l *Loop) inferFinisher(tMS int64) bool {
+	st := l.ref.State()
+	if st.Phase != tiles.PhasePlaying || st.Match == nil {
+		return false
+	}
+	var unowned []int // indexes into l.pieces, newest first
+	for i := len(l.pieces) - 1; i >= 0; i-- {
+		if p := l.pieces[i]; p.player == "" && len(p.fields) == 2 {
+			unowned = append(unowned, i)
+		}
+	}
+	who, short := "", 0
+	for _, n := range st.Match.Players {
+		k := st.Match.InPlay(n) - st.Laid[n]
+		if k < 1 || k > len(unowned) {
+			continue
+		}
+		if who != "" {
+			return false // two could have finished
+		}
+		who, short = n, k
+	}
+	if who == "" {
+		return false
+	}
+	for _, i := range unowned[:short] {
+		if _, err := l.send(tiles.Observation{Kind: tiles.ObsOwner, TimeMS: tMS, Player: who, Fields: l.pieces[i].fields, By: "loop"}); err != nil {
+			return false
+		}
+		l.pieces[i].player = who
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: round %d: nobody was seen to lay their last card, but %s was %d short and %d card(s) were laid for nobody: taken as %s's, and %s as the finisher (T5a)",
+		tMS, st.Round, who, short, len(unowned), who, who))
+	l.checkFinished(tiles.Observation{Player: who}, tMS)
+	return true
+}
