@@ -13,27 +13,41 @@ func (g *game) decideOwner(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, fmt.Errorf("%w: an owner names a player and the card's 2 fields", ErrInvalid)
 	}
 	fs := [2]Field(o.Fields)
-	if err := g.table.unowned(fs); err != nil {
+	seq, err := g.table.unowned(fs)
+	if err != nil {
 		return Verdict{}, nil, err
 	}
 	v := Verdict{Status: StatusInfo, Player: o.Player, Reason: fmt.Sprintf("the card at %v-%v, laid for nobody, is %s's", fs[0], fs[1], o.Player)}
-	return v, func() { g.table.own(fs, o.Player) }, nil
+	return v, func() { g.table.own(fs, seq, o.Player) }, nil
 }
 
-// unowned checks that one card laid for nobody covers fs.
-func (t *Table) unowned(fs [2]Field) error {
-	a, okA := t.Piece(fs[0])
-	b, okB := t.Piece(fs[1])
-	if !okA || !okB || a.Kind != PieceCard || a.Seq != b.Seq || a.Owner != "" {
-		return fmt.Errorf("%w: no card laid for nobody on %v-%v", ErrInvalid, fs[0], fs[1])
-	}
-	return nil
-}
-
-// own makes the unowned card on fs player's, and counts it.
-func (t *Table) own(fs [2]Field, player string) {
+// unowned finds the card laid for nobody on fs (one half may lie under
+// a later card), by its Seq.
+func (t *Table) unowned(fs [2]Field) (int, error) {
+	seq := 0
 	for _, f := range fs {
-		t.pieces[t.board.index(f)].Owner = player
+		p, ok := t.Piece(f)
+		if !ok || p.Kind != PieceCard || p.Owner != "" {
+			continue
+		}
+		if seq != 0 && p.Seq != seq {
+			seq = -1
+		} else {
+			seq = p.Seq
+		}
+	}
+	if seq <= 0 {
+		return 0, fmt.Errorf("%w: no card laid for nobody on %v-%v", ErrInvalid, fs[0], fs[1])
+	}
+	return seq, nil
+}
+
+// own makes the unowned card seq on fs player's, and counts it.
+func (t *Table) own(fs [2]Field, seq int, player string) {
+	for _, f := range fs {
+		if p := &t.pieces[t.board.index(f)]; p.Seq == seq {
+			p.Owner = player
+		}
 	}
 	t.laid[player]++
 }
