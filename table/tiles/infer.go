@@ -50,19 +50,24 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		}
 		switch o.Kind {
 		case tiles.ObsLay:
+			l.flushBeside(o.Fields)
 			if l.mustHold(o, len(l.waiting)) {
 				l.waiting = append(l.waiting, &waiting{card: o, since: max(o.TimeMS, l.now), held: true, last: l.lastCard(o)})
 			} else {
 				l.lay(o, max(o.TimeMS, l.now))
 			}
+			l.adopt(o.Fields)
 			continue
 		case tiles.ObsStone:
 			if l.stoneSeen(o) {
 				continue
 			}
-			o = l.identify(o)
-			l.missedCard(o)
+			if o = l.identify(o); l.orphaned(o) {
+				l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
+				continue
+			}
 		default:
+			l.flushOrphans(true)
 			l.settleAll()
 			l.finishNow()
 		}
@@ -85,15 +90,31 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {
 			l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status})
+			l.adopt(o.Fields)
 		}
 	}
 }
 
 // order puts a card that lies beside no stone after the cards seen with
-// it that it lies by: seen in one frame, the card it was laid next to may
-// be reported after it.
+// it that it lies by, and a stone's move after the card seen with it
+// that it moved onto: seen in one frame, either may be reported first.
 func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 	out := slices.Clone(obs)
+	for i := 0; i < len(out); i++ {
+		o := out[i]
+		if o.Kind != tiles.ObsStone || len(o.Fields) != 1 {
+			continue
+		}
+		j := slices.IndexFunc(out[i+1:], func(c tiles.Observation) bool {
+			return (c.Kind == tiles.ObsLay || c.Kind == tiles.ObsJoker) && c.TimeMS == o.TimeMS && slices.Contains(c.Fields, o.Fields[0])
+		})
+		if j >= 0 {
+			j += i + 1
+			copy(out[i:j], out[i+1:j+1])
+			out[j] = o
+			i-- // the observation now at i is another
+		}
+	}
 	moved := map[[3]int64]bool{} // by time and first field: each card once
 	for i := 0; i < len(out); i++ {
 		o := out[i]
@@ -496,6 +517,7 @@ func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
 // tick settles the cards that waited long enough for their stones.
 func (l *Loop) tick(tMS int64) {
 	l.now = max(l.now, tMS)
+	l.flushOrphans(false)
 	for {
 		if l.finisher != nil {
 			if tMS-l.finisher.since < StopWaitMS {

@@ -80,6 +80,8 @@ type Loop struct {
 	waiting  []*waiting
 	finisher *waiting
 	after    []tiles.Observation
+	// orphans are stones' moves onto fields where no card is known yet.
+	orphans []orphan
 	// assumed are the stones' moves the loop assumed, not yet seen.
 	assumed [tiles.Stones]*tiles.Field
 	seq     uint64
@@ -131,6 +133,7 @@ func (l *Loop) Run(ctx context.Context, src table.Source) error {
 		}
 		shot, err := src.Next(&frame)
 		if errors.Is(err, io.EOF) {
+			l.flushOrphans(true)
 			l.settleAll()
 			l.finishNow()
 			l.inferFinisher(l.now)
@@ -189,7 +192,7 @@ func (l *Loop) newTable() {
 	if ph := l.ref.State().Phase; ph == tiles.PhasePlaying || ph == tiles.PhaseCounting {
 		l.log.Warn("the table changed in the middle of a round; that round is not scored", slog.String("phase", string(ph)))
 	}
-	l.waiting, l.finisher, l.after = nil, nil, nil // the old table's cards
+	l.waiting, l.finisher, l.after, l.orphans = nil, nil, nil, nil // the old table's cards
 	l.watch.Close()
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0

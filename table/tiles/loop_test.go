@@ -331,14 +331,20 @@ func TestLoop_T3a_SwappedStonesNamedByWhereTheyWent(t *testing.T) {
 }
 
 // TestLoop_T3a_StoneMovedOntoAMissedCard: a stone moves though no card
-// was seen laid at it: the camera missed one (T3a: a stone moves only
-// onto a new card). The loop lays that card for nobody where the rules
-// put it, the move stands, the loop says it is unsure, and the next card
-// laid at the stone's new place is legal, not called wrong (T2b).
+// was seen laid at it, and none is reported within OrphanWaitMS: the
+// camera missed one (T3a: a stone moves only onto a new card). The loop
+// lays that card for nobody where the rules put it, the move stands, the
+// loop says it is unsure, and the next card laid at the stone's new place
+// is legal, not called wrong (T2b).
 func TestLoop_T3a_StoneMovedOntoAMissedCard(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	missed, to := legalLay(t, ref, "P1", 3)
+	l.tick(2000)
 	l.apply([]tiles.Observation{seenStone(2000, 3, to)})
+	if st := ref.State(); st.Stones[2].At == to {
+		t.Fatal("the move went to the referee at once: its card may yet be reported")
+	}
+	l.tick(2000 + OrphanWaitMS)
 	st := ref.State()
 	if st.Stones[2].At != to || st.Laid["P1"] != 0 || st.Laid["P2"] != 0 {
 		t.Fatalf("after the move: stone 3 on %v (want %v), laid %v (want none counted)", st.Stones[2].At, to, st.Laid)
@@ -403,5 +409,27 @@ func TestLoop_T5a_FinisherInferredFromACardLaidForNobody(t *testing.T) {
 	}
 	if u := l.Unsure(); len(u) == 0 || !strings.Contains(u[len(u)-1], "finisher") {
 		t.Errorf("unsure %q, want the inferred finisher said", u)
+	}
+}
+
+// TestLoop_T3a_StoneMoveReportedBeforeItsCard: the watcher reports a
+// stone's move a frame before the card it moved onto: the move waits for
+// the card, which then counts for its player; nothing is laid for nobody
+// and nothing is called.
+func TestLoop_T3a_StoneMoveReportedBeforeItsCard(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	c, to := legalLay(t, ref, "P2", 4)
+	l.tick(2000)
+	l.apply([]tiles.Observation{seenStone(2000, 4, to)})
+	l.tick(2066)
+	l.apply([]tiles.Observation{seenLay(2000, c)})
+	l.tick(2000 + OrphanWaitMS + StoneWaitMS)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation || v.Obs.By == "loop" {
+			t.Errorf("%s by %s at %d: %s %v", v.Obs.Kind, v.Obs.By, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[3].At != to || st.Laid["P2"] != 1 || len(l.Unsure()) != 0 {
+		t.Fatalf("stone 4 on %v (want %v), laid %v, unsure %q", st.Stones[3].At, to, st.Laid, l.Unsure())
 	}
 }

@@ -3,6 +3,7 @@ package tiles
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"ligretto/referee/tiles"
 )
@@ -41,6 +42,84 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 		slog.Int("seen_as", o.Stone), slog.Int("stone", k), slog.String("to", o.Fields[0].String()))
 	o.Stone = k
 	return o
+}
+
+// OrphanWaitMS is how long a stone's move onto a field where no card is
+// known waits for the card: the watcher may report a card a frame or more
+// after the stone's move onto it.
+const OrphanWaitMS = 1500
+
+// orphan is a stone's move onto a field where no card is known yet.
+type orphan struct {
+	stone tiles.Observation
+	since int64
+}
+
+// orphaned reports whether stone o moved onto a free field with no card
+// laid at it: the card is reported later, or was missed (missedCard).
+func (l *Loop) orphaned(o tiles.Observation) bool {
+	t := l.playingTable()
+	if t == nil || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || t.Awaited(o.Stone) || !t.Board().On(o.Fields[0]) || !t.Free(o.Fields[0]) {
+		return false
+	}
+	_, v, err := t.CheckStone(o.Stone, o.Fields[0])
+	return err == nil && v != nil
+}
+
+// adopt applies the waiting stone moves onto one of fs, a card just seen.
+func (l *Loop) adopt(fs []tiles.Field) {
+	var found []tiles.Observation
+	l.orphans = slices.DeleteFunc(l.orphans, func(o orphan) bool {
+		if slices.Contains(fs, o.stone.Fields[0]) {
+			found = append(found, o.stone)
+			return true
+		}
+		return false
+	})
+	if len(found) > 0 {
+		l.apply(found)
+	}
+}
+
+// flushOrphans gives the referee the stone moves that waited long enough
+// for a card (all of them with all), each after the card it must have
+// moved onto (missedCard).
+func (l *Loop) flushOrphans(all bool) {
+	l.flushIf(func(o orphan) bool { return all || l.now-o.since >= OrphanWaitMS })
+}
+
+// flushBeside gives the referee the stone moves seen in earlier frames
+// onto a field beside card fs (not under it): the card may be laid at
+// that stone where it stands now, so it must be judged after the move.
+// (Seen in the same frame, the card under the stone may come next.)
+func (l *Loop) flushBeside(fs []tiles.Field) {
+	l.flushIf(func(o orphan) bool {
+		to := o.stone.Fields[0]
+		if o.since >= l.now || slices.Contains(fs, to) {
+			return false
+		}
+		for _, f := range fs {
+			if abs(f.X-to.X) <= 1 && abs(f.Y-to.Y) <= 1 {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func (l *Loop) flushIf(due func(orphan) bool) {
+	var out []tiles.Observation
+	l.orphans = slices.DeleteFunc(l.orphans, func(o orphan) bool {
+		if due(o) {
+			out = append(out, o.stone)
+			return true
+		}
+		return false
+	})
+	for _, o := range out {
+		l.missedCard(o)
+		_, _ = l.send(o) // a refusal is reported and logged by send
+	}
 }
 
 // missedCard lays, for nobody, the card that stone o moved onto when no
