@@ -296,7 +296,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 	return v, func() {
 		g.table.ApplyLay(l, j)
 		if j.Stone == 0 && j.Violation != nil && j.Violation.Rule == T2b {
-			s := &stray{verdict: len(g.verdicts), player: l.Player, fields: l.Fields, timeMS: o.TimeMS, fault: *j.Violation}
+			s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, fault: *j.Violation}
 			g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
 		}
 	}, nil

@@ -13,8 +13,7 @@ const strayWindowMS = 10000
 // called it, by index in the round's verdicts.
 type stray struct {
 	verdict int
-	player  string
-	fields  [2]Field
+	lay     Lay
 	timeMS  int64
 	fault   Violation
 }
@@ -27,7 +26,7 @@ func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 	if s == nil || g.table.Awaited(stone) || g.table.relocatedBy(stone, f) > 0 || tMS-s.timeMS > strayWindowMS {
 		return nil
 	}
-	if p, _ := g.table.Piece(f); p.Kind != PieceCard || p.Owner != s.player {
+	if p, _ := g.table.Piece(f); p.Kind != PieceCard || p.Owner != s.lay.Player {
 		return nil // covered since
 	}
 	return s
@@ -39,21 +38,19 @@ func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 // missed), or a blocked stone relocated onto it (T3b). The T2b call is
 // withdrawn; the card's colours are judged now (T2a).
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
-	from := g.table.stones[o.Stone-1].At
-	v := Verdict{Status: StatusOK, Rule: T3a, Player: s.player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq,
+	l, from := s.lay, g.table.stones[o.Stone-1].At
+	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq,
 		Reason: fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
-			o.Stone, owner(s.player), s.fields[0], s.fields[1], from, s.fault.Rule)}
-	p0, _ := g.table.Piece(s.fields[0])
-	p1, _ := g.table.Piece(s.fields[1])
-	x := g.table.checkColours(Lay{Player: s.player, Fields: s.fields, Colours: [2]Colour{p0.Colour, p1.Colour}})
+			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)}
+	x := g.table.checkColours(l)
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, v.Reason+"; but "+x.Reason
 	}
 	return v, func() {
-		for _, f := range s.fields {
+		for _, f := range l.Fields {
 			delete(g.strays, f)
 		}
-		g.table.reclaim(o.Stone, o.Fields[0], s.player, s.fault, x)
+		g.table.reclaim(o.Stone, o.Fields[0], l.Player, s.fault, x)
 	}
 }
 

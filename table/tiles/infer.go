@@ -62,7 +62,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			if l.stoneSeen(o) {
 				continue
 			}
-			if o = l.identify(o); l.orphaned(o) {
+			if o = l.identify(o); orphaned(l.playingTable(), o) {
 				l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
 				continue
 			}
@@ -109,9 +109,7 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 			return (c.Kind == tiles.ObsLay || c.Kind == tiles.ObsJoker) && c.TimeMS == o.TimeMS && slices.Contains(c.Fields, o.Fields[0])
 		})
 		if j >= 0 {
-			j += i + 1
-			copy(out[i:j], out[i+1:j+1])
-			out[j] = o
+			moveAfter(out, i, j+i+1)
 			i-- // the observation now at i is another
 		}
 	}
@@ -134,12 +132,18 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 			}
 		}
 		if last > i {
-			copy(out[i:last], out[i+1:last+1])
-			out[last] = o
+			moveAfter(out, i, last)
 			i-- // the card now at i is another
 		}
 	}
 	return out
+}
+
+// moveAfter moves out[i] to j (> i), the ones between one step forward.
+func moveAfter(out []tiles.Observation, i, j int) {
+	o := out[i]
+	copy(out[i:j], out[i+1:j+1])
+	out[j] = o
 }
 
 // waiting is a card whose stone's move was not seen yet: held from the

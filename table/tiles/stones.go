@@ -17,7 +17,7 @@ import (
 // moved onto the nearer field of its own card stays a wrong move (T3a).
 func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 	t := l.playingTable()
-	if t == nil || o.Kind != tiles.ObsStone || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || !t.Board().On(o.Fields[0]) {
+	if !stoneMove(t, o) {
 		return o
 	}
 	if _, v, err := t.CheckStone(o.Stone, o.Fields[0]); err != nil || v == nil {
@@ -55,28 +55,39 @@ type orphan struct {
 	since int64
 }
 
-// orphaned reports whether stone o moved onto a free field with no card
-// laid at it: the card is reported later, or was missed (missedCard).
-func (l *Loop) orphaned(o tiles.Observation) bool {
-	t := l.playingTable()
-	if t == nil || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || t.Awaited(o.Stone) || !t.Board().On(o.Fields[0]) || !t.Free(o.Fields[0]) {
+// stoneMove reports whether o is a stone's move onto a field of t's
+// board, t a round being played.
+func stoneMove(t *tiles.Table, o tiles.Observation) bool {
+	return t != nil && o.Kind == tiles.ObsStone && o.Stone >= 1 && o.Stone <= tiles.Stones && len(o.Fields) == 1 && t.Board().On(o.Fields[0])
+}
+
+// orphaned reports whether stone o moved onto a free field of t with no
+// card laid at it: the card is reported later, or was missed (missedCard).
+func orphaned(t *tiles.Table, o tiles.Observation) bool {
+	if !stoneMove(t, o) || t.Awaited(o.Stone) || !t.Free(o.Fields[0]) {
 		return false
 	}
 	_, v, err := t.CheckStone(o.Stone, o.Fields[0])
 	return err == nil && v != nil
 }
 
-// adopt applies the waiting stone moves onto one of fs, a card just seen.
-func (l *Loop) adopt(fs []tiles.Field) {
-	var found []tiles.Observation
+// takeOrphans removes the waiting stone moves that due picks, and returns
+// them in the order seen.
+func (l *Loop) takeOrphans(due func(orphan) bool) []tiles.Observation {
+	var out []tiles.Observation
 	l.orphans = slices.DeleteFunc(l.orphans, func(o orphan) bool {
-		if slices.Contains(fs, o.stone.Fields[0]) {
-			found = append(found, o.stone)
+		if due(o) {
+			out = append(out, o.stone)
 			return true
 		}
 		return false
 	})
-	if len(found) > 0 {
+	return out
+}
+
+// adopt applies the waiting stone moves onto one of fs, a card just seen.
+func (l *Loop) adopt(fs []tiles.Field) {
+	if found := l.takeOrphans(func(o orphan) bool { return slices.Contains(fs, o.stone.Fields[0]) }); len(found) > 0 {
 		l.apply(found)
 	}
 }
@@ -108,15 +119,7 @@ func (l *Loop) flushBeside(fs []tiles.Field) {
 }
 
 func (l *Loop) flushIf(due func(orphan) bool) {
-	var out []tiles.Observation
-	l.orphans = slices.DeleteFunc(l.orphans, func(o orphan) bool {
-		if due(o) {
-			out = append(out, o.stone)
-			return true
-		}
-		return false
-	})
-	for _, o := range out {
+	for _, o := range l.takeOrphans(due) {
 		l.missedCard(o)
 		_, _ = l.send(o) // a refusal is reported and logged by send
 	}
@@ -127,50 +130,39 @@ func (l *Loop) flushIf(due func(orphan) bool) {
 // one was laid and the camera missed it. Without it the referee would
 // call the move wrong, keep the stone where it was, and call every later
 // card laid at the stone's true place wrong. The card is placed where the
-// rules put it: on the free field next to the stone's old place and next
-// to where it went; when that is not one field, or the card would not be
-// legal, or the stone was blocked (its card may lie anywhere, T3b),
-// nothing is inferred. The card counts for nobody, so the round's scores
-// are not sure: the loop says so.
+// rules put it: on a free field next to the stone's old place and next to
+// where it went (of two such, after a diagonal move, the first that is
+// legal: the stone's place, which matters most, is the same either way);
+// when there is none, or the stone was blocked (its card may lie
+// anywhere, T3b), nothing is inferred. The card counts for nobody, so the
+// round's scores are not sure: the loop says so.
 func (l *Loop) missedCard(o tiles.Observation) {
 	t := l.playingTable()
-	if t == nil || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || t.Awaited(o.Stone) {
+	if !orphaned(t, o) {
 		return
 	}
-	s := t.Stones()[o.Stone-1]
-	to := o.Fields[0]
-	if s.Owed != "" || !t.Board().On(to) || !t.Free(to) {
+	s, to, b := t.Stones()[o.Stone-1], o.Fields[0], t.Board()
+	if s.Owed != "" {
 		return
 	}
-	if _, v, err := t.CheckStone(o.Stone, to); err != nil || v == nil {
-		return // a relocation the referee knows of
-	}
-	var near []tiles.Field
 	for _, a := range s.At.Neighbours() {
-		if a.Adjacent(to) && t.Board().On(a) && t.Free(a) && t.Board().Colour(a) != t.Board().Colour(to) {
-			near = append(near, a)
+		if !a.Adjacent(to) || !b.On(a) || !t.Free(a) || b.Colour(a) == b.Colour(to) {
+			continue
 		}
-	}
-	var card tiles.Observation
-	for _, a := range near {
-		fs := [2]tiles.Field{a, to}
-		cs := [2]tiles.Colour{t.Board().Colour(fs[0]), t.Board().Colour(fs[1])}
+		fs, cs := [2]tiles.Field{a, to}, [2]tiles.Colour{b.Colour(a), b.Colour(to)}
 		j, err := t.CheckLay(tiles.Lay{Fields: fs, Colours: cs, Stone: o.Stone})
-		if err == nil && j.Violation == nil && j.Stone == o.Stone && j.StoneTo == to {
-			card = tiles.Observation{Kind: tiles.ObsLay, TimeMS: o.TimeMS, Fields: fs[:], Colours: cs[:], Stone: o.Stone, By: "loop"}
-			break
+		if err != nil || j.Violation != nil || j.Stone != o.Stone || j.StoneTo != to {
+			continue
 		}
-	}
-	if card.Kind == "" {
+		card := tiles.Observation{Kind: tiles.ObsLay, TimeMS: o.TimeMS, Fields: fs[:], Colours: cs[:], Stone: o.Stone, By: "loop"}
+		if v, err := l.send(card); err != nil || v.Status != tiles.StatusOK {
+			return
+		}
+		l.pieces = append(l.pieces, piece{fields: card.Fields, status: tiles.StatusOK})
+		l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved to %v with no card seen laid at it: a card at %v-%v was missed, laid for nobody (whose it was is not known, so the round's counts may be short)",
+			o.TimeMS, o.Stone, to, fs[0], fs[1]))
 		return
 	}
-	fs := card.Fields
-	if v, err := l.send(card); err != nil || v.Status != tiles.StatusOK {
-		return
-	}
-	l.pieces = append(l.pieces, piece{fields: card.Fields, status: tiles.StatusOK})
-	l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved to %v with no card seen laid at it: a card at %v-%v was missed, laid for nobody (whose it was is not known, so the round's counts may be short)",
-		o.TimeMS, o.Stone, to, fs[0], fs[1]))
 }
 
 // playingTable is the referee's table while a round is played, else nil.
