@@ -80,10 +80,15 @@ func stoneLook(s fieldStats) look {
 		}
 	}
 	var dom [4]int
-	known := 0
+	known, shaded := 0, 0
 	for q := range 4 {
 		dom[q] = -1
 		if s.ringN[q] == 0 {
+			continue
+		}
+		if 2*s.ring[q][pxDark] >= s.ringN[q] {
+			// the stone's shadow, or the stone off its field's middle
+			shaded++
 			continue
 		}
 		coloured, best, bn := 0, pxRed, 0
@@ -102,7 +107,7 @@ func stoneLook(s fieldStats) look {
 		dom[q] = best
 		known++
 	}
-	if known < 3 {
+	if known < 3 && (known < 2 || known+shaded < 4) {
 		return look{open: -1}
 	}
 	l := look{kind: lookStone, open: -1}
@@ -113,6 +118,8 @@ func stoneLook(s fieldStats) look {
 		}
 	}
 	switch {
+	case known < 3 && len(distinct) != 1: // a joker's quarters need three in sight
+		return look{open: -1}
 	case len(distinct) == 1:
 		for d := range distinct {
 			l.colour = classColour[d]

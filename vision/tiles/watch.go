@@ -710,6 +710,7 @@ type via struct {
 	joker   bool
 	pair    *item // a card seen whole
 	reloc   bool  // a card away from the stone's field: it relocated the stone
+	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
 	t       int64 // when it was seen whole
 }
 
@@ -786,10 +787,10 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 				at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(cur, x) })
 			}
 			used[i] = true
-			for _, try := range [][]tiles.Field{at, nearer} {
+			for k, try := range [][]tiles.Field{at, nearer} {
 				ok := false
 				for _, x := range try {
-					c.at = x
+					c.at, c.nearer = x, k == 1
 					path = append(path, c)
 					if onCard(x) {
 						ways = append(ways, slices.Clone(path))
@@ -813,19 +814,35 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 	return ways
 }
 
-// pickWay takes the one longest way, or the one of them on which the
-// stone went on to the card's farther colour; false if not one.
+// pickWay takes the one longest way; of several, those with the fewest
+// steps a stone makes only when blocked or played wrongly (a relocation,
+// the nearer colour), then the one on which the stone went on to the
+// card's farther colour (T3a); false if not one.
 func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
 	}
-	longest := 0
+	irregular := func(wy []via) int {
+		n := 0
+		for _, v := range wy {
+			if v.reloc || v.nearer {
+				n++
+			}
+		}
+		return n
+	}
+	longest, fewest := 0, 1<<30
 	for _, wy := range ways {
 		longest = max(longest, len(wy))
 	}
-	var best [][]via
 	for _, wy := range ways {
 		if len(wy) == longest {
+			fewest = min(fewest, irregular(wy))
+		}
+	}
+	var best [][]via
+	for _, wy := range ways {
+		if len(wy) == longest && irregular(wy) == fewest {
 			best = append(best, wy)
 		}
 	}

@@ -126,3 +126,61 @@ func TestTilesVision_FirstSecondsOfARound(t *testing.T) {
 		t.Errorf("%d lays read, %d were laid by 10 s", s.laysRead, len(settled))
 	}
 }
+
+// T3a, T3b: of two ways a stone may have gone over cards laid at it
+// unseen, the one it makes by the rules (on to each card's farther
+// colour, no relocation) is taken; two regular ways stay unsure.
+func TestTilesVision_T3a_WayByTheRulesPreferred(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	// stone from (8,7): onto the card (8,6)-(7,6) at (7,6), then onto
+	// (7,5)-(6,5) at (6,5); the last card lies on (6,6)-(6,7)
+	first := via{card: [2]tiles.Field{f(8, 6), f(7, 6)}, at: f(7, 6), t: 100}
+	second := via{card: [2]tiles.Field{f(7, 5), f(6, 5)}, at: f(6, 5), t: 500}
+	legal := []via{first, second}
+	relocated := []via{{card: second.card, at: f(7, 5), reloc: true, t: 500}, {card: first.card, at: f(7, 6), nearer: true, t: 100}}
+	got, ok := pickWay([][]via{relocated, legal}, f(6, 6), f(6, 7))
+	if !ok || len(got) != 2 || got[0].at != f(7, 6) || got[1].at != f(6, 5) {
+		t.Errorf("pickWay = %v, %v; want the way by the rules %v", got, ok, legal)
+	}
+	// another regular way of the same length, also ending beside the
+	// card's nearer half: not one way
+	other := []via{{card: [2]tiles.Field{f(9, 7), f(9, 6)}, at: f(9, 6), t: 100}, {card: [2]tiles.Field{f(5, 5), f(5, 6)}, at: f(5, 6), t: 500}}
+	if got, ok := pickWay([][]via{legal, other}, f(6, 6), f(6, 7)); ok {
+		t.Errorf("pickWay of two regular ways = %v, want unsure", got)
+	}
+	// the waysFrom search finds the legal way and prefers it
+	pieces := []via{{card: first.card, t: 100}, {card: second.card, t: 500}}
+	got, ok = pickWay(waysFrom(pieces, f(8, 7), f(6, 6), f(6, 7), 900), f(6, 6), f(6, 7))
+	if !ok || len(got) != 2 || got[0].at != f(7, 6) || got[1].at != f(6, 5) {
+		t.Errorf("from the pieces: %v, %v; want %v", got, ok, legal)
+	}
+}
+
+// A stone standing off its field's middle, its shadow falling over two
+// quarters of the ring round it, is still a stone on the colour the other
+// two show; two quarters of different colours are not a joker (that
+// takes three).
+func TestTilesVision_StoneWithItsShadowOnTheRing(t *testing.T) {
+	var s fieldStats
+	s.n = 196
+	for q := range 4 {
+		s.darkQ[q], s.nQ[q] = 30, 49
+		s.ringN[q] = 104
+	}
+	s.inner[pxDark] = 150
+	s.ring[0] = [nClasses]int{pxGreen: 82, pxDark: 18, pxOther: 4}
+	s.ring[1] = [nClasses]int{pxGreen: 85, pxDark: 14, pxOther: 5}
+	s.ring[2] = [nClasses]int{pxGreen: 24, pxDark: 80}
+	s.ring[3] = [nClasses]int{pxGreen: 30, pxDark: 73, pxOther: 1}
+	if l := lookOf(s); l.kind != lookStone || l.colour != classColour[pxGreen] || l.joker {
+		t.Errorf("shadowed stone on green: %+v, want a stone on green", l)
+	}
+	s.ring[1] = [nClasses]int{pxRed: 85, pxDark: 14, pxOther: 5}
+	if l := lookOf(s); l.kind != lookHidden {
+		t.Errorf("two colours and a shadow: %+v, want not known", l)
+	}
+	s.ring[1] = [nClasses]int{pxGreen: 20, pxOther: 30, pxDark: 54}
+	if l := lookOf(s); l.kind != lookHidden {
+		t.Errorf("a sleeve in the ring: %+v, want not known", l)
+	}
+}
