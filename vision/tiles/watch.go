@@ -70,6 +70,7 @@ type item struct {
 	nextRead  int64
 	firstRead int64 // a frame was first read (in full view) and not clear
 	pairStone int   // a card seen whole: the stone that came onto it (1..4) before it was reported
+	first     int64 // a card seen whole: its first half was seen (a stone may have hidden the other)
 	cardT     int64 // the stone's card was first seen
 }
 
@@ -336,6 +337,7 @@ func (w *Watcher) regressed() int {
 // by the card or joker under the stone, and pairs card halves seen whole.
 func (w *Watcher) resolve(tMS int64) {
 	w.matchStones(tMS)
+	w.stonesBack(tMS)
 	for _, it := range w.items {
 		if !it.done {
 			if it.move {
@@ -441,6 +443,41 @@ func (w *Watcher) matchStones(tMS int64) {
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
+}
+
+// stonesBack finds stones that left their field and came back to it
+// unseen: a new card half open towards a stone's field has its other
+// half under the stone, which went there over cards laid at it (a way
+// findVias finds) too fast for the camera to see it gone.
+func (w *Watcher) stonesBack(tMS int64) {
+	keys := make([]tiles.Field, 0, len(w.halves))
+	for f, t0 := range w.halves {
+		if tMS-t0 >= viaSettleMS && w.believed(f).open >= 0 {
+			keys = append(keys, f)
+		}
+	}
+	slices.SortFunc(keys, func(a, b tiles.Field) int { return (a.Y-b.Y)*100 + a.X - b.X })
+	for _, f := range keys {
+		s := step(f, w.believed(f).open)
+		i := slices.Index(w.stones[:], s)
+		if i < 0 || !w.believed(s).stone() || w.believed(s).colour == 0 || w.moving(i) {
+			continue
+		}
+		if vias, ok := w.findVias(s, f, s, w.halves[f], tMS); !ok || len(vias) == 0 {
+			continue
+		}
+		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: s, to: s})
+	}
+}
+
+// moving reports whether stone i has a move not reported yet.
+func (w *Watcher) moving(i int) bool {
+	for _, it := range w.items {
+		if it.move && it.stone == i && !it.done {
+			return true
+		}
+	}
+	return false
 }
 
 // cardSeenAt is when the card on p and to was first seen: the card seen
@@ -712,6 +749,7 @@ type via struct {
 	reloc   bool  // a card away from the stone's field: it relocated the stone
 	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
 	t       int64 // when it was seen whole
+	first   int64 // when a half of it was first seen
 }
 
 // maxVias is the most pieces a stone is taken to have stood on unseen
@@ -736,18 +774,18 @@ func (w *Watcher) viaPieces(tMS int64) []via {
 	var pieces []via
 	for _, pr := range w.pairs {
 		if tMS-pr.t <= recentMS && pr.pairStone == 0 {
-			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t})
+			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.first})
 		}
 	}
 	for f, t0 := range w.halves {
 		if g := step(f, w.believed(f).open); w.believed(f).open >= 0 && w.on(g) {
 			if _, ok := w.halves[g]; ok && w.believed(g).open == sideTo(g, f) && f.Y*100+f.X < g.Y*100+g.X {
-				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, t: max(t0, w.halves[g])})
+				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, t: max(t0, w.halves[g]), first: min(t0, w.halves[g])})
 			}
 		}
 	}
 	for j, t0 := range w.jokers {
-		pieces = append(pieces, via{card: [2]tiles.Field{j, j}, pending: true, joker: true, t: t0})
+		pieces = append(pieces, via{card: [2]tiles.Field{j, j}, pending: true, joker: true, t: t0, first: t0})
 	}
 	slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
 	return pieces
@@ -768,7 +806,7 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 			if used[i] || c.card[0] == cur || c.card[1] == cur {
 				continue
 			}
-			if len(path) > 0 && c.t+500 < path[len(path)-1].t || c.t > seen+500 {
+			if len(path) > 0 && c.t+500 < path[len(path)-1].t || c.first > seen+500 {
 				continue // laid before the piece the stone stood on first, or after this card
 			}
 			near := touch(cur, c.card[0]) || touch(cur, c.card[1])
@@ -985,9 +1023,10 @@ func (w *Watcher) pairHalves(tMS int64) {
 		if _, ok := w.halves[g]; !ok || w.believed(g).open != sideTo(g, f) {
 			continue
 		}
+		first := min(w.halves[f], w.halves[g])
 		delete(w.halves, f)
 		delete(w.halves, g)
-		it := &item{t: tMS, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
+		it := &item{t: tMS, first: first, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
 		w.content[f.Y][f.X] = cell{kind: lookCard, colour: it.colours[0], partner: g}
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)

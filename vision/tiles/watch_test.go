@@ -154,6 +154,13 @@ func TestTilesVision_T3a_WayByTheRulesPreferred(t *testing.T) {
 	if !ok || len(got) != 2 || got[0].at != f(7, 6) || got[1].at != f(6, 5) {
 		t.Errorf("from the pieces: %v, %v; want %v", got, ok, legal)
 	}
+	// a card seen whole only once the stone left it, after the last card's
+	// first half showed, was laid before: it is on the way
+	late := []via{{card: first.card, t: 1600, first: 400}}
+	got, ok = pickWay(waysFrom(late, f(8, 7), f(7, 7), f(6, 7), 900), f(7, 7), f(6, 7))
+	if !ok || len(got) != 1 || got[0].at != f(7, 6) {
+		t.Errorf("over a card seen whole late: %v, %v; want on (7,6)", got, ok)
+	}
 }
 
 // A stone standing off its field's middle, its shadow falling over two
@@ -182,5 +189,65 @@ func TestTilesVision_StoneWithItsShadowOnTheRing(t *testing.T) {
 	s.ring[1] = [nClasses]int{pxGreen: 20, pxOther: 30, pxDark: 54}
 	if l := lookOf(s); l.kind != lookHidden {
 		t.Errorf("a sleeve in the ring: %+v, want not known", l)
+	}
+}
+
+// T3a: a stone that went onto a card laid at it and came back onto the
+// next card, laid over its first field, too fast for the camera to see it
+// leave: the new half open towards the stone's field makes that a move,
+// the way over the first card found; with no such card it stays a lone
+// half.
+func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	yellow, blue, green := classColour[pxYellow], classColour[pxBlue], classColour[pxGreen]
+	build := func(withFirstCard bool) *Watcher {
+		w := NewWatcher(Config{})
+		w.board = &Board{W: 8, H: 8}
+		w.fields = make([][]fieldTrack, 8)
+		w.content = make([][]cell, 8)
+		for y := range 8 {
+			w.fields[y] = make([]fieldTrack, 8)
+			w.content[y] = make([]cell, 8)
+			for x := range 8 {
+				w.fields[y][x].believed = look{kind: lookFree, colour: green, open: -1}
+			}
+		}
+		set := func(g tiles.Field, l look) { w.fields[g.Y][g.X].believed = l }
+		w.stones = [tiles.Stones]tiles.Field{f(4, 4), f(0, 0), f(7, 0), f(0, 7)}
+		for _, s := range w.stones {
+			set(s, look{kind: lookStone, colour: green, open: -1})
+		}
+		// the second card: (4,5) in sight, open upwards; (4,4) under the stone
+		set(f(4, 4), look{kind: lookStone, colour: yellow, open: -1})
+		set(f(4, 5), look{kind: lookCard, colour: blue, open: 0})
+		w.halves[f(4, 5)] = 1000
+		if withFirstCard { // the first card, seen whole: (5,4)-(5,5)
+			set(f(5, 4), look{kind: lookCard, colour: blue, open: 2})
+			set(f(5, 5), look{kind: lookCard, colour: green, open: 0})
+			w.pairs = []*item{{t: 1100, first: 900, halves: [2]tiles.Field{f(5, 4), f(5, 5)}, done: true}}
+		}
+		return w
+	}
+	w := build(true)
+	w.stonesBack(1400) // too soon: the stone may still be seen leaving
+	if len(w.items) != 0 {
+		t.Fatalf("items at once: %v", w.items)
+	}
+	w.stonesBack(1000 + viaSettleMS)
+	if len(w.items) != 1 || !w.items[0].move || w.items[0].stone != 0 || w.items[0].from != f(4, 4) || w.items[0].to != f(4, 4) {
+		t.Fatalf("items %v, want stone 1 from (4,4) back to (4,4)", w.items)
+	}
+	vias, ok := w.findVias(f(4, 4), f(4, 5), f(4, 4), 1000, 1000+viaSettleMS)
+	if !ok || len(vias) != 1 || vias[0].at != f(5, 5) {
+		t.Errorf("way %v, %v; want over the first card, on (5,5)", vias, ok)
+	}
+	w.stonesBack(1000 + viaSettleMS + 100) // once
+	if len(w.items) != 1 {
+		t.Errorf("%d items after a second look, want 1", len(w.items))
+	}
+	lone := build(false)
+	lone.stonesBack(1000 + viaSettleMS)
+	if len(lone.items) != 0 {
+		t.Errorf("no card to have gone over: items %v, want none", lone.items)
 	}
 }
