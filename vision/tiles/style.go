@@ -162,10 +162,11 @@ type styleRead struct {
 	style tiles.Frame
 	n     int // points compared
 	pose  [len(styles)][3]float64
+	gaps  float64 // plain or dashed, close: the gaps' ink (gapInk), else 0
 }
 
 func (r styleRead) String() string {
-	return fmt.Sprintf("plain %.2f double %.2f dashed %.2f dotted %.2f (%d points, poses %v) -> %q", r.score[0], r.score[1], r.score[2], r.score[3], r.n, r.pose, r.style)
+	return fmt.Sprintf("plain %.2f double %.2f dashed %.2f dotted %.2f (%d points, poses %v, gaps %.2f) -> %q", r.score[0], r.score[1], r.score[2], r.score[3], r.n, r.pose, r.gaps, r.style)
 }
 
 // Thresholds of a clear read.
@@ -204,10 +205,68 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 			second = k
 		}
 	}
-	if r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin {
+	switch {
+	case r.score[first] < minScore:
+	case r.score[first]-r.score[second] >= minMargin:
 		r.style = styles[first]
+	case first+second == 2 && first != 1: // plain and dashed
+		// A joker's dashes leave short gaps, so the two match almost
+		// alike: the gaps' ink tells them apart.
+		ts := templates[[2]float64{p.hx, p.hy}]
+		r.gaps = gapInk(pts, ts[0], ts[2], r.pose[2])
+		switch {
+		case r.gaps < 0:
+		case r.gaps <= maxDashedGaps:
+			r.style = tiles.Dashed
+		case r.gaps >= minPlainGaps:
+			r.style = tiles.Plain
+		}
 	}
 	return r
+}
+
+// How much ink the dashed frame's gaps hold, against its dashes: a
+// dashed frame's gaps show the colour (the blur leaves a little ink), a
+// plain frame's are ink.
+const (
+	maxDashedGaps = 0.6
+	minPlainGaps  = 0.85
+)
+
+// gapInk measures the darkness in the gaps of the dashed template ds at
+// pose, against the darkness on its dashes (both over the background's,
+// where the plain template pl has no ink); -1 when too few points.
+func gapInk(pts []obsPoint, pl, ds *template, pose [3]float64) float64 {
+	ca, sa := math.Cos(pose[2]*math.Pi/180), math.Sin(pose[2]*math.Pi/180)
+	var sum [3]float64
+	var n [3]int
+	for _, p := range pts {
+		x, y := float64(p.x)-pose[0], float64(p.y)-pose[1]
+		qx, qy := ca*x+sa*y, -sa*x+ca*y
+		tp, td := pl.at(qx, qy), ds.at(qx, qy)
+		k := -1
+		switch {
+		case tp < 0.05:
+			k = 0 // background
+		case tp > 0.6 && td > 0.6:
+			k = 1 // a dash
+		case tp > 0.6 && td < 0.25:
+			k = 2 // a gap's middle
+		}
+		if k >= 0 {
+			sum[k] += float64(p.dark)
+			n[k]++
+		}
+	}
+	if n[0] < 20 || n[1] < 20 || n[2] < 10 {
+		return -1
+	}
+	bg := sum[0] / float64(n[0])
+	dash := sum[1]/float64(n[1]) - bg
+	if dash <= 0.05 {
+		return -1
+	}
+	return (sum[2]/float64(n[2]) - bg) / dash
 }
 
 // zonePoints reads piece p's frame zone: its brightness (negated) every
