@@ -29,6 +29,7 @@ const (
 type Observation struct {
 	Kind     Kind      `json:"kind"`
 	TimeMS   int64     `json:"t_ms,omitempty"`
+	SeenMS   int64     `json:"seen_ms,omitempty"` // a lay or joker: when the camera first saw a part of it (0: not known)
 	Player   string    `json:"player,omitempty"`
 	Fields   []Field   `json:"fields,omitempty"`
 	Colours  []Colour  `json:"colours,omitempty"`

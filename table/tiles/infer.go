@@ -39,9 +39,8 @@ func (l *Loop) apply(obs []tiles.Observation) {
 	for _, o := range l.order(obs) {
 		if l.finisher != nil && (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsStone || o.Kind == tiles.ObsJoker) {
 			switch {
-			case o.Kind == tiles.ObsStone && l.finisher.under(o):
+			case o.Kind == tiles.ObsStone && l.finisher.under(o) && !l.finisher.moved:
 				l.settle(l.finisher, &o)
-				l.finish()
 			case o.Kind == tiles.ObsStone && l.stoneSeen(o):
 			default:
 				l.after = append(l.after, o)
@@ -154,6 +153,7 @@ type waiting struct {
 	since int64
 	held  bool
 	last  bool // held, and its player's last card if the held before it count
+	moved bool // the finisher: its stone's move was given
 	v     tiles.Verdict
 	from  tiles.Field
 }
@@ -296,18 +296,17 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 		if !l.give(w, card) {
 			return
 		}
-		if l.takeLast(w) {
-			if stone != nil {
-				_, _ = l.send(*stone) // a refusal is reported and logged by send
-			}
-			l.finish()
-			return
+		if l.takeLast(w) && stone == nil {
+			return // the stop waits for the stone (tick)
 		}
 	}
 	if stone == nil {
 		stone = l.assumeStone(w.card, w.v, w.from)
 	}
 	_, _ = l.send(l.identify(*stone)) // a refusal is reported and logged by send
+	if w == l.finisher {
+		w.moved = true // the stop follows after StopGraceMS (tick)
+	}
 }
 
 // give sends a card to the referee and notes its verdict in w; it
@@ -375,7 +374,9 @@ func (l *Loop) finished(o tiles.Observation) bool {
 // calls the stop.
 func (l *Loop) finishNow() {
 	if w := l.finisher; w != nil {
-		_, _ = l.send(*l.assumeStone(w.card, w.v, w.from))
+		if !w.moved {
+			_, _ = l.send(*l.assumeStone(w.card, w.v, w.from))
+		}
 		l.finish()
 	}
 }
@@ -386,6 +387,10 @@ func (l *Loop) finishNow() {
 func (l *Loop) finish() {
 	fin := l.finisher
 	l.finisher = nil
+	l.apply(l.laidBefore(fin.card))
+	if l.finisher != nil { // another player's last card, after the stop
+		l.finisher = nil
+	}
 	var after []tiles.Observation
 	ws := l.waiting
 	l.waiting = nil
@@ -401,6 +406,30 @@ func (l *Loop) finish() {
 	after = append(after, l.after...)
 	l.after = nil
 	l.apply(after)
+}
+
+// laidBefore takes from the observations that came after last (a
+// player's last card) the cards the camera first saw no later than it,
+// and the stones' moves onto them: laid before the stop, they count.
+func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
+	if last.SeenMS == 0 {
+		return nil
+	}
+	var early, rest []tiles.Observation
+	var fields []tiles.Field
+	for _, o := range l.after {
+		switch {
+		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 && o.SeenMS <= last.SeenMS:
+			early = append(early, o)
+			fields = append(fields, o.Fields...)
+		case o.Kind == tiles.ObsStone && len(o.Fields) == 1 && slices.Contains(fields, o.Fields[0]):
+			early = append(early, o)
+		default:
+			rest = append(rest, o)
+		}
+	}
+	l.after = rest
+	return early
 }
 
 // checkStale notes when the stone that moved onto a card does not
@@ -523,8 +552,8 @@ func (l *Loop) tick(tMS int64) {
 	l.now = max(l.now, tMS)
 	l.flushOrphans(false)
 	for {
-		if l.finisher != nil {
-			if tMS-l.finisher.since < StopWaitMS {
+		if fin := l.finisher; fin != nil {
+			if tMS-fin.since < StopWaitMS && (!fin.moved || tMS-fin.since < StopGraceMS) {
 				return // the rest waits for the stop
 			}
 			l.finishNow()

@@ -59,6 +59,12 @@ type Config struct {
 // no stone once the stop is called, and the move may be wrong (T3a).
 const StopWaitMS = 2500
 
+// StopGraceMS is how long the loop waits after a player's last card and
+// its stone before it calls their stop: the camera may report a card it
+// saw first before the last one a little after it (its stone, or its
+// frame, read later); such a card counts.
+const StopGraceMS = 1500
+
 // StoneWaitMS is how long the loop waits for a card's stone to move
 // before it assumes the move the rules make: the camera may see a stone
 // only seconds after its card (a stone relocated across the board, T3b).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -432,4 +433,83 @@ func TestLoop_T3a_StoneMoveReportedBeforeItsCard(t *testing.T) {
 	if st := ref.State(); st.Stones[3].At != to || st.Laid["P2"] != 1 || len(l.Unsure()) != 0 {
 		t.Fatalf("stone 4 on %v (want %v), laid %v, unsure %q", st.Stones[3].At, to, st.Laid, l.Unsure())
 	}
+}
+
+// TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter: the
+// camera first saw another player's card before the finisher's last card
+// but reports it (and its stone) after it: the card counts, the round is
+// scored as the simulator did, and nothing is called. A card first seen
+// after the last card, reported as late, was laid after the stop: it does
+// not count.
+func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		var events []tilesim.Event
+		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+		last := stop - 1 // the finisher's last card, then the other player's card before it
+		prev := last - 1
+		if stop < 2 || events[last].Kind != tilesim.EvLay || events[prev].Kind != tilesim.EvLay ||
+			events[prev].Player == events[last].Player || events[prev].Stone == events[last].Stone || events[prev].Violation != nil {
+			continue
+		}
+		for _, firstSeenAfter := range []bool{false, true} {
+			ref := tiles.New()
+			var vs []Verdict
+			l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			camera := func(e tilesim.Event, tMS int64) []tiles.Observation {
+				obs := seen(e)
+				for i := range obs {
+					obs[i].TimeMS = tMS
+					if obs[i].Kind == tiles.ObsLay {
+						obs[i].SeenMS = e.TimeMS
+					}
+				}
+				return obs
+			}
+			for _, e := range events[:prev] {
+				l.tick(e.TimeMS)
+				l.apply(camera(e, e.TimeMS))
+			}
+			t0 := events[last].TimeMS
+			l.tick(t0)
+			l.apply(camera(events[last], t0))
+			late := camera(events[prev], t0+400) // its stone, or its frame, read later
+			if firstSeenAfter {
+				late[0].SeenMS = t0 + 100
+			}
+			l.tick(t0 + 400)
+			l.apply(late)
+			l.tick(t0 + StopWaitMS + StoneWaitMS)
+			l.Close()
+			m := ref.Match()
+			if len(m.Rounds) != 1 {
+				t.Fatalf("seed %d: %d rounds scored, want 1", seed, len(m.Rounds))
+			}
+			want, got := res.Rounds[0].Players[events[prev].Player], m.Rounds[0].Players[events[prev].Player]
+			if firstSeenAfter {
+				want.Laid--
+				want.CardsLeft++
+			}
+			if got.Laid != want.Laid || got.CardsLeft != want.CardsLeft || name(m.Rounds[0].StoppedBy) != events[last].Player {
+				t.Errorf("seed %d, first seen after the last card %v: %s laid %d, %d left, stop by %s; want %d, %d, %s",
+					seed, firstSeenAfter, events[prev].Player, got.Laid, got.CardsLeft, name(m.Rounds[0].StoppedBy), want.Laid, want.CardsLeft, events[last].Player)
+			}
+			if !firstSeenAfter && !sameScores(m.Rounds[0], res.Rounds[0]) {
+				t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds[0], res.Rounds[0])
+			}
+			for _, v := range vs {
+				if v.Verdict.Status == tiles.StatusViolation {
+					t.Errorf("seed %d: called wrong: %s", seed, v.Verdict.Reason)
+				}
+			}
+		}
+		return
+	}
+	t.Fatal("no simulated round ends with two players' cards at two stones")
 }

@@ -634,6 +634,10 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		case b.stone() && b.joker:
 			j := it.to
 			it.jokerAt = &j
+			it.cardT = it.t
+			if t0, ok := w.jokers[j]; ok {
+				it.cardT = t0
+			}
 			delete(w.jokers, j)
 			w.content[j.Y][j.X] = cell{kind: lookJoker}
 		case len(cands) == 1 && b.stone() && b.colour != 0:
@@ -721,7 +725,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
 	}
-	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{p, it.to},
+	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.cardT, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
 	it.done = true
 }
@@ -953,7 +957,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		switch {
 		case v.joker:
 			if o != "" {
-				out = append(out, tiles.Observation{Kind: tiles.ObsJoker, TimeMS: tMS, Player: o, Fields: []tiles.Field{v.at}, Stone: it.stone + 1, By: "camera"})
+				out = append(out, tiles.Observation{Kind: tiles.ObsJoker, TimeMS: tMS, SeenMS: v.first, Player: o, Fields: []tiles.Field{v.at}, Stone: it.stone + 1, By: "camera"})
 			}
 			w.content[v.at.Y][v.at.X] = cell{kind: lookJoker}
 			delete(w.jokers, v.at)
@@ -961,7 +965,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			f, g := v.card[0], v.card[1]
 			lf, lg := w.believed(f), w.believed(g)
 			if o != "" {
-				out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
+				out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: v.first, Player: o, Fields: []tiles.Field{f, g},
 					Colours: []tiles.Colour{lf.colour, lg.colour}, Stone: it.stone + 1, By: "camera"})
 			}
 			w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
@@ -990,7 +994,7 @@ func (w *Watcher) reportJoker(it *item, owner string, tMS int64, stoneObs tiles.
 	if it.jokerAt != nil {
 		j = *it.jokerAt
 	}
-	it.obs = []tiles.Observation{{Kind: tiles.ObsJoker, TimeMS: tMS, Player: owner, Fields: []tiles.Field{j}, Stone: it.stone + 1, By: "camera"}, stoneObs}
+	it.obs = []tiles.Observation{{Kind: tiles.ObsJoker, TimeMS: tMS, SeenMS: it.cardT, Player: owner, Fields: []tiles.Field{j}, Stone: it.stone + 1, By: "camera"}, stoneObs}
 	w.content[j.Y][j.X] = cell{kind: lookJoker}
 	delete(w.jokers, j)
 	it.done = true
@@ -1076,7 +1080,7 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
 	}
-	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, Player: o, Fields: []tiles.Field{f, g},
+	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.first, Player: o, Fields: []tiles.Field{f, g},
 		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}
 	it.done = true
 }
