@@ -209,15 +209,17 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	case r.score[first] < minScore:
 	case r.score[first]-r.score[second] >= minMargin:
 		r.style = styles[first]
-	case first+second == 2 && first != 1: // plain and dashed
-		// A joker's dashes leave short gaps, so the two match almost
-		// alike: the gaps' ink tells them apart.
+	case min(first, second) == 0 && max(first, second) >= 2:
+		// Plain, and dashed or dotted: a joker's short gaps between
+		// dashes, or dots blurred far from the camera, match almost
+		// alike; the ink in the gaps tells them apart.
+		k := max(first, second)
 		ts := templates[[2]float64{p.hx, p.hy}]
-		r.gaps = gapInk(pts, ts[0], ts[2], r.pose[2])
+		r.gaps = gapInk(pts, ts[0], ts[k], r.pose[k])
 		switch {
 		case r.gaps < 0:
-		case r.gaps <= maxDashedGaps:
-			r.style = tiles.Dashed
+		case r.gaps <= maxBrokenGaps:
+			r.style = styles[k]
 		case r.gaps >= minPlainGaps:
 			r.style = tiles.Plain
 		}
@@ -225,31 +227,32 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	return r
 }
 
-// How much ink the dashed frame's gaps hold, against its dashes: a
-// dashed frame's gaps show the colour (the blur leaves a little ink), a
-// plain frame's are ink.
+// How much ink a broken frame's gaps (between dashes or dots) hold,
+// against its marks: they show the colour (the blur leaves some ink),
+// where a plain frame's are ink.
 const (
-	maxDashedGaps = 0.6
+	maxBrokenGaps = 0.6
 	minPlainGaps  = 0.85
 )
 
-// gapInk measures the darkness in the gaps of the dashed template ds at
-// pose, against the darkness on its dashes (both over the background's,
-// where the plain template pl has no ink); -1 when too few points.
-func gapInk(pts []obsPoint, pl, ds *template, pose [3]float64) float64 {
+// gapInk measures the darkness in the gaps of the broken (dashed or
+// dotted) template bt at pose, against the darkness on its marks (both
+// over the background's, where the plain template pl has no ink); -1
+// when too few points.
+func gapInk(pts []obsPoint, pl, bt *template, pose [3]float64) float64 {
 	ca, sa := math.Cos(pose[2]*math.Pi/180), math.Sin(pose[2]*math.Pi/180)
 	var sum [3]float64
 	var n [3]int
 	for _, p := range pts {
 		x, y := float64(p.x)-pose[0], float64(p.y)-pose[1]
 		qx, qy := ca*x+sa*y, -sa*x+ca*y
-		tp, td := pl.at(qx, qy), ds.at(qx, qy)
+		tp, td := pl.at(qx, qy), bt.at(qx, qy)
 		k := -1
 		switch {
 		case tp < 0.05:
 			k = 0 // background
 		case tp > 0.6 && td > 0.6:
-			k = 1 // a dash
+			k = 1 // a mark
 		case tp > 0.6 && td < 0.25:
 			k = 2 // a gap's middle
 		}
@@ -262,11 +265,11 @@ func gapInk(pts []obsPoint, pl, ds *template, pose [3]float64) float64 {
 		return -1
 	}
 	bg := sum[0] / float64(n[0])
-	dash := sum[1]/float64(n[1]) - bg
-	if dash <= 0.05 {
+	mark := sum[1]/float64(n[1]) - bg
+	if mark <= 0.05 {
 		return -1
 	}
-	return (sum[2]/float64(n[2]) - bg) / dash
+	return (sum[2]/float64(n[2]) - bg) / mark
 }
 
 // zonePoints reads piece p's frame zone: its brightness (negated) every
