@@ -410,7 +410,7 @@ func (w *Watcher) matchStones(tMS int64) {
 				return 0
 			}
 			if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
-				return 0
+				return min(irregular(v), 1) // a way by the rules is likelier
 			}
 		}
 		// A stone moving onto a card away from its field relocates (T3b):
@@ -864,15 +864,6 @@ func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
 	}
-	irregular := func(wy []via) int {
-		n := 0
-		for _, v := range wy {
-			if v.reloc || v.nearer {
-				n++
-			}
-		}
-		return n
-	}
 	longest, fewest := 0, 1<<30
 	for _, wy := range ways {
 		longest = max(longest, len(wy))
@@ -898,6 +889,18 @@ func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
 		return nil, false
 	}
 	return best[0], true
+}
+
+// irregular counts the steps of a way that a stone makes only when
+// blocked or played wrongly: a relocation, the nearer colour.
+func irregular(wy []via) int {
+	n := 0
+	for _, v := range wy {
+		if v.reloc || v.nearer {
+			n++
+		}
+	}
+	return n
 }
 
 // viaCard checks the way a stone came to a new card. Every card laid at a

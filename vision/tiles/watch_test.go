@@ -251,3 +251,47 @@ func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
 		t.Errorf("no card to have gone over: items %v, want none", lone.items)
 	}
 }
+
+// T3a: two stones seen gone and two come at once are paired the way the
+// rules make likelier. A stone went over a card laid at it (seen whole,
+// on (7,3)-(7,4)) onto the next, while the stone beside went onto a card
+// at it, wrongly onto its nearer colour; taking the second stone over the
+// first card, onto its nearer colour, is also a way, but not by the rules.
+func TestTilesVision_T3a_StonesPairedByTheRules(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, blue, red := classColour[pxGreen], classColour[pxBlue], classColour[pxRed]
+	w := NewWatcher(Config{})
+	w.board = &Board{W: 12, H: 12}
+	w.fields = make([][]fieldTrack, 12)
+	w.content = make([][]cell, 12)
+	for y := range 12 {
+		w.fields[y] = make([]fieldTrack, 12)
+		w.content[y] = make([]cell, 12)
+		for x := range 12 {
+			w.fields[y][x].believed = look{kind: lookFree, colour: green, open: -1}
+		}
+	}
+	set := func(g tiles.Field, l look) { w.fields[g.Y][g.X].believed = l }
+	w.stones = [tiles.Stones]tiles.Field{f(6, 3), f(8, 4), f(0, 0), f(11, 11)}
+	set(f(0, 0), look{kind: lookStone, colour: green, open: -1})
+	set(f(11, 11), look{kind: lookStone, colour: green, open: -1})
+	// the card the first stone went over, seen whole
+	set(f(7, 3), look{kind: lookCard, colour: red, open: 2})
+	set(f(7, 4), look{kind: lookCard, colour: green, open: 0})
+	w.pairs = []*item{{t: 500, first: 400, halves: [2]tiles.Field{f(7, 3), f(7, 4)}, done: true}}
+	// the stones come onto the cards (7,2)-(7,1) and (5,4)-(6,4)
+	set(f(7, 1), look{kind: lookStone, colour: blue, open: -1})
+	set(f(7, 2), look{kind: lookCard, colour: red, open: 0})
+	set(f(6, 4), look{kind: lookStone, colour: red, open: -1})
+	set(f(5, 4), look{kind: lookCard, colour: blue, open: 1})
+	w.halves[f(7, 2)], w.halves[f(5, 4)] = 900, 1000
+	w.matchStones(1100)
+	w.matchStones(1100 + 1500)
+	got := map[int]tiles.Field{}
+	for _, it := range w.items {
+		got[it.stone] = it.to
+	}
+	if len(w.items) != 2 || got[1] != f(7, 1) || got[0] != f(6, 4) {
+		t.Errorf("moves %v, want stone 2 to (7,1) and stone 1 to (6,4)", w.items)
+	}
+}
