@@ -96,7 +96,9 @@ func (l *Loop) apply(obs []tiles.Observation) {
 
 // order puts a card that lies beside no stone after the cards seen with
 // it that it lies by, and a stone's move after the card seen with it
-// that it moved onto: seen in one frame, either may be reported first.
+// that it moved onto: seen in one frame, either may be reported first. A
+// card a stone moved onto in the same frame is named for that stone, and
+// keeps its place: the stone went over it to the cards after it.
 func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 	out := slices.Clone(obs)
 	for i := 0; i < len(out); i++ {
@@ -110,6 +112,18 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 		if j >= 0 {
 			moveAfter(out, i, j+i+1)
 			i-- // the observation now at i is another
+		}
+	}
+	// a card the camera saw a stone go onto in this batch was laid at it
+	for i, o := range out {
+		if o.Kind != tiles.ObsLay || o.Stone != 0 {
+			continue
+		}
+		for _, s := range out[i+1:] {
+			if s.Kind == tiles.ObsStone && s.TimeMS == o.TimeMS && len(s.Fields) == 1 && slices.Contains(o.Fields, s.Fields[0]) {
+				out[i].Stone = s.Stone
+				break
+			}
 		}
 	}
 	moved := map[[3]int64]bool{} // by time and first field: each card once

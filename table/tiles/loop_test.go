@@ -513,3 +513,83 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 	}
 	t.Fatal("no simulated round ends with two players' cards at two stones")
 }
+
+// legalOn lists the legal places for a card of player's at stone (1..4)
+// on table tb, with where the stone then goes.
+func legalOn(tb *tiles.Table, player string, stone int) (lays []tiles.Lay, to []tiles.Field) {
+	for a := tiles.Colour(1); a <= 4; a++ {
+		for b := tiles.Colour(1); b <= 4; b++ {
+			for _, l := range tb.Lays(player, 0, [2]tiles.Colour{a, b}) {
+				if j, err := tb.CheckLay(l); l.Stone == stone && err == nil && j.Violation == nil {
+					lays, to = append(lays, l), append(to, j.StoneTo)
+				}
+			}
+		}
+	}
+	return lays, to
+}
+
+// playOn lays l at its stone on tb and moves the stone to to.
+func playOn(t *testing.T, tb *tiles.Table, l tiles.Lay, to tiles.Field) {
+	t.Helper()
+	j, err := tb.CheckLay(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.ApplyLay(l, j)
+	p, v, err := tb.CheckStone(l.Stone, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.ApplyStone(l.Stone, to, p, v)
+}
+
+// TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace: in one frame the camera
+// reports a stone's move onto a card given before, a card it does not
+// name the stone of (away from every stone where the referee has them),
+// the stone's move onto that card, and a card at the stone then. The
+// stone's move names the unnamed card's stone, so it is judged before the
+// next one, which the stone reached over it: nothing is called.
+func TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table().Clone()
+	first, firstTo := legalOn(tb, "P1", 3)
+	if len(first) == 0 {
+		t.Fatal("no legal place at stone 3")
+	}
+	playOn(t, tb, first[0], firstTo[0])
+	var unnamed tiles.Lay
+	var unnamedTo tiles.Field
+	lays, tos := legalOn(tb, "P2", 3)
+	for i, c := range lays {
+		if len(stonesBeside(ref.State().Stones, c.Fields[:])) == 0 {
+			unnamed, unnamedTo = c, tos[i]
+			break
+		}
+	}
+	if unnamed.Player == "" {
+		t.Fatal("no place at stone 3 away from every stone as the referee has them")
+	}
+	playOn(t, tb, unnamed, unnamedTo)
+	next, nextTo := legalOn(tb, "P1", 3)
+	if len(next) == 0 {
+		t.Fatal("no legal place at stone 3 after two cards")
+	}
+	named := seenLay(1000, first[0])
+	named.Stone = 3
+	l.tick(1000)
+	l.apply([]tiles.Observation{named})
+	l.tick(2000)
+	last := seenLay(2000, next[0])
+	last.Stone = 3
+	l.apply([]tiles.Observation{seenStone(2000, 3, firstTo[0]), seenLay(2000, unnamed), seenStone(2000, 3, unnamedTo), last, seenStone(2000, 3, nextTo[0])})
+	l.tick(2000 + StoneWaitMS)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[2].At != nextTo[0] || st.Laid["P1"] != 2 || st.Laid["P2"] != 1 {
+		t.Errorf("stone 3 on %v (want %v), laid %v (want P1 2, P2 1)", st.Stones[2].At, nextTo[0], st.Laid)
+	}
+}
