@@ -98,8 +98,11 @@ func stoneLook(s fieldStats) look {
 				best, bn = c, s.ring[q][c]
 			}
 		}
-		if 10*s.ring[q][pxOther] > 2*s.ringN[q] {
+		switch {
+		case 20*s.ring[q][pxOther] > 7*s.ringN[q]:
 			return look{open: -1} // skin, a sleeve: not a stone
+		case 10*s.ring[q][pxOther] > 2*s.ringN[q]:
+			continue // a shadow's rim on a light colour, or a fingertip
 		}
 		if 10*coloured < 3*s.ringN[q] || 10*bn < 7*coloured {
 			continue

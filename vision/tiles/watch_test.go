@@ -166,7 +166,7 @@ func TestTilesVision_T3a_WayByTheRulesPreferred(t *testing.T) {
 // A stone standing off its field's middle, its shadow falling over two
 // quarters of the ring round it, is still a stone on the colour the other
 // two show; two quarters of different colours are not a joker (that
-// takes three).
+// takes three); much of no colour class in a quarter is a sleeve.
 func TestTilesVision_StoneWithItsShadowOnTheRing(t *testing.T) {
 	var s fieldStats
 	s.n = 196
@@ -186,9 +186,20 @@ func TestTilesVision_StoneWithItsShadowOnTheRing(t *testing.T) {
 	if l := lookOf(s); l.kind != lookHidden {
 		t.Errorf("two colours and a shadow: %+v, want not known", l)
 	}
-	s.ring[1] = [nClasses]int{pxGreen: 20, pxOther: 30, pxDark: 54}
+	s.ring[1] = [nClasses]int{pxGreen: 20, pxOther: 40, pxDark: 44}
 	if l := lookOf(s); l.kind != lookHidden {
 		t.Errorf("a sleeve in the ring: %+v, want not known", l)
+	}
+	// the shadow's rim on yellow is of no colour class: a quarter with a
+	// quarter of such pixels is not known, and not a sleeve
+	s.ring = [4][nClasses]int{
+		{pxYellow: 80, pxOther: 14, pxDark: 10},
+		{pxYellow: 103, pxOther: 1},
+		{pxYellow: 88, pxOther: 5, pxDark: 11},
+		{pxYellow: 58, pxOther: 27, pxDark: 19},
+	}
+	if l := lookOf(s); l.kind != lookStone || l.colour != classColour[pxYellow] {
+		t.Errorf("a shadow's rim on yellow: %+v, want a stone on yellow", l)
 	}
 }
 
