@@ -29,30 +29,8 @@ func TestTilesVision_T4_JokerFrameRead(t *testing.T) {
 	read := map[tiles.Frame]int{}
 	jokers := map[tiles.Frame]int{}
 	for seed := uint64(1); seed <= 30; seed++ {
-		var events []tilesim.Event
-		if _, err := tilesim.Run(tilesim.Config{Players: 4, Seed: seed, Rounds: 6}, func(e tilesim.Event) error {
-			events = append(events, e)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		players := events[0].Players
-		frameOf := map[string]tiles.Frame{}
-		for _, p := range players {
-			frameOf[p.Name] = p.Frame
-		}
-		cfg := scene.DefaultConfig()
-		cfg.Preamble = false
-		cfg.JPEGQuality = e2eQuality
-		sc, err := rtiles.New(cfg, players, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range events {
-			if err := sc.Apply(e); err != nil {
-				t.Fatal(err)
-			}
-		}
+		events, sc := stagedMatch(t, tilesim.Config{Players: 4, Seed: seed, Rounds: 6})
+		players, frameOf := events[0].Players, framesOf(events[0].Players)
 		var w *Watcher
 		var dealt int64 // the watcher's round began
 		mat := gocv.NewMat()
@@ -158,30 +136,8 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 	matches := []struct{ seed, rounds uint64 }{{101, 3}, {102, 3}, {103, 3}, {104, 3}, {105, 3}, {106, 3}, {706, 2}}
 	for _, mt := range matches {
 		seed := mt.seed
-		var events []tilesim.Event
-		if _, err := tilesim.Run(tilesim.Config{Players: 4, Seed: seed, Rounds: int(mt.rounds), ErrorRate: 0.03}, func(e tilesim.Event) error {
-			events = append(events, e)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		players := events[0].Players
-		frameOf := map[string]tiles.Frame{}
-		for _, p := range players {
-			frameOf[p.Name] = p.Frame
-		}
-		cfg := scene.DefaultConfig()
-		cfg.Preamble = false
-		cfg.JPEGQuality = e2eQuality
-		sc, err := rtiles.New(cfg, players, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range events {
-			if err := sc.Apply(e); err != nil {
-				t.Fatal(err)
-			}
-		}
+		events, sc := stagedMatch(t, tilesim.Config{Players: 4, Seed: seed, Rounds: int(mt.rounds), ErrorRate: e2eErrors})
+		players, frameOf := events[0].Players, framesOf(events[0].Players)
 		mat := gocv.NewMat()
 		for i, e := range events {
 			if e.Kind != tilesim.EvRound {
@@ -267,4 +223,39 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 	if len(cards) != 4 {
 		t.Errorf("cards of %d styles in sight, want 4", len(cards))
 	}
+}
+
+// stagedMatch simulates a match and stages it for rendering as the e2e
+// matches are (no preamble), every event applied.
+func stagedMatch(t *testing.T, cfg tilesim.Config) ([]tilesim.Event, *rtiles.Scene) {
+	t.Helper()
+	var events []tilesim.Event
+	if _, err := tilesim.Run(cfg, func(e tilesim.Event) error {
+		events = append(events, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sc := scene.DefaultConfig()
+	sc.Preamble = false
+	sc.JPEGQuality = e2eQuality
+	s, err := rtiles.New(sc, events[0].Players, cfg.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if err := s.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return events, s
+}
+
+// framesOf maps each player's name to their frame style.
+func framesOf(players []tiles.Player) map[string]tiles.Frame {
+	m := map[string]tiles.Frame{}
+	for _, p := range players {
+		m[p.Name] = p.Frame
+	}
+	return m
 }

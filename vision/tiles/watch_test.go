@@ -212,18 +212,8 @@ func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	yellow, blue, green := classColour[pxYellow], classColour[pxBlue], classColour[pxGreen]
 	build := func(withFirstCard bool) *Watcher {
-		w := NewWatcher(Config{})
-		w.board = &Board{W: 8, H: 8}
-		w.fields = make([][]fieldTrack, 8)
-		w.content = make([][]cell, 8)
-		for y := range 8 {
-			w.fields[y] = make([]fieldTrack, 8)
-			w.content[y] = make([]cell, 8)
-			for x := range 8 {
-				w.fields[y][x].believed = look{kind: lookFree, colour: green, open: -1}
-			}
-		}
-		set := func(g tiles.Field, l look) { w.fields[g.Y][g.X].believed = l }
+		w := boardSeen(8, green)
+		set := w.believe
 		w.stones = [tiles.Stones]tiles.Field{f(4, 4), f(0, 0), f(7, 0), f(0, 7)}
 		for _, s := range w.stones {
 			set(s, look{kind: lookStone, colour: green, open: -1})
@@ -271,18 +261,8 @@ func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
 func TestTilesVision_T3a_StonesPairedByTheRules(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	green, blue, red := classColour[pxGreen], classColour[pxBlue], classColour[pxRed]
-	w := NewWatcher(Config{})
-	w.board = &Board{W: 12, H: 12}
-	w.fields = make([][]fieldTrack, 12)
-	w.content = make([][]cell, 12)
-	for y := range 12 {
-		w.fields[y] = make([]fieldTrack, 12)
-		w.content[y] = make([]cell, 12)
-		for x := range 12 {
-			w.fields[y][x].believed = look{kind: lookFree, colour: green, open: -1}
-		}
-	}
-	set := func(g tiles.Field, l look) { w.fields[g.Y][g.X].believed = l }
+	w := boardSeen(12, green)
+	set := w.believe
 	w.stones = [tiles.Stones]tiles.Field{f(6, 3), f(8, 4), f(0, 0), f(11, 11)}
 	set(f(0, 0), look{kind: lookStone, colour: green, open: -1})
 	set(f(11, 11), look{kind: lookStone, colour: green, open: -1})
@@ -306,3 +286,23 @@ func TestTilesVision_T3a_StonesPairedByTheRules(t *testing.T) {
 		t.Errorf("moves %v, want stone 2 to (7,1) and stone 1 to (6,4)", w.items)
 	}
 }
+
+// boardSeen is a watcher that has found an n x n board of one colour,
+// every field free as far as it believes, nothing reported on it.
+func boardSeen(n int, colour tiles.Colour) *Watcher {
+	w := NewWatcher(Config{})
+	w.board = &Board{W: n, H: n}
+	w.fields = make([][]fieldTrack, n)
+	w.content = make([][]cell, n)
+	for y := range n {
+		w.fields[y] = make([]fieldTrack, n)
+		w.content[y] = make([]cell, n)
+		for x := range n {
+			w.fields[y][x].believed = look{kind: lookFree, colour: colour, open: -1}
+		}
+	}
+	return w
+}
+
+// believe makes l the look the watcher believes on field f.
+func (w *Watcher) believe(f tiles.Field, l look) { w.fields[f.Y][f.X].believed = l }
