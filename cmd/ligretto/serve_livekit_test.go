@@ -66,8 +66,12 @@ func TestServe_PublishesTheDemoToLiveKit(t *testing.T) {
 			"--publish", "livekit", "--livekit-room", "demo-table"}, &stdout, &stderr)
 	}()
 	base := servedAddress(t, &stdout)
-	if !strings.Contains(stdout.String(), `LiveKit: publishing to room "demo-table"`) {
-		t.Errorf("serve did not say where it publishes: %q", stdout.String())
+	// said after the addresses, once the publisher is made
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stdout.String(), `LiveKit: publishing to room "demo-table"`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("serve did not say where it publishes: %q", stdout.String())
+			break
+		}
 	}
 
 	// The page's viewer token, from the served API.

@@ -97,9 +97,10 @@ func Join(ctx context.Context, url, token string, opt Options) (*Viewer, error) 
 			opt.OnState(b)
 		}
 	}
+	// the SDK's package logger, which NewRoom already reads: set first
+	livekit.QuietSDK(slog.New(slog.DiscardHandler))
 	v.room = lksdk.NewRoom(cb)
 	quiet := protoLogger.LogRLogger(logr.Discard())
-	livekit.QuietSDK(slog.New(slog.DiscardHandler)) // the SDK's package logger, used before the room's
 	if err := v.room.JoinWithContextAndToken(ctx, url, token, lksdk.WithLogger(quiet)); err != nil {
 		return nil, fmt.Errorf("join %s: %w", url, err)
 	}
