@@ -402,9 +402,7 @@ func (l *Loop) finish() {
 	fin := l.finisher
 	l.finisher = nil
 	l.apply(l.laidBefore(fin.card))
-	if l.finisher != nil { // another player's last card, after the stop
-		l.finisher = nil
-	}
+	l.finisher = nil // another player's last card among them: after the stop
 	var after []tiles.Observation
 	ws := l.waiting
 	l.waiting = nil

@@ -70,8 +70,9 @@ type item struct {
 	nextRead  int64
 	firstRead int64 // a frame was first read (in full view) and not clear
 	pairStone int   // a card seen whole: the stone that came onto it (1..4) before it was reported
-	first     int64 // a card seen whole: its first half was seen (a stone may have hidden the other)
-	cardT     int64 // the stone's card was first seen
+	// its piece (the card seen whole, the stone's card or joker) was first
+	// seen: a half of a card (a stone may have hidden the other)
+	seen int64
 }
 
 // Watcher turns frames into observations for tiles.Referee. It is not
@@ -456,7 +457,7 @@ func (w *Watcher) stonesBack(tMS int64) {
 			keys = append(keys, f)
 		}
 	}
-	slices.SortFunc(keys, func(a, b tiles.Field) int { return (a.Y-b.Y)*100 + a.X - b.X })
+	slices.SortFunc(keys, fieldOrder)
 	for _, f := range keys {
 		s := step(f, w.believed(f).open)
 		i := slices.Index(w.stones[:], s)
@@ -607,6 +608,9 @@ func (w *Watcher) blocked(s tiles.Field) bool {
 	return true
 }
 
+// fieldOrder orders fields row by row: map keys in a fixed order.
+func fieldOrder(a, b tiles.Field) int { return (a.Y-b.Y)*100 + a.X - b.X }
+
 // after reports whether item x comes after item it in the queue.
 func (w *Watcher) after(x, it *item) bool {
 	i, j := slices.Index(w.items, x), slices.Index(w.items, it)
@@ -634,9 +638,9 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		case b.stone() && b.joker:
 			j := it.to
 			it.jokerAt = &j
-			it.cardT = it.t
+			it.seen = it.t
 			if t0, ok := w.jokers[j]; ok {
-				it.cardT = t0
+				it.seen = t0
 			}
 			delete(w.jokers, j)
 			w.content[j.Y][j.X] = cell{kind: lookJoker}
@@ -645,7 +649,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 			// stone does next
 			p := cands[0]
 			it.half = &p
-			it.cardT = w.halves[p]
+			it.seen = w.halves[p]
 			it.colours = [2]tiles.Colour{w.believed(p).colour, b.colour}
 			delete(w.halves, p)
 			w.content[p.Y][p.X] = cell{kind: lookCard, colour: it.colours[0], partner: it.to}
@@ -657,7 +661,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 			// a card seen whole before its stone came: the stone's card
 			pr := w.pairOn(it.to, tMS)
 			pr.pairStone = it.stone + 1
-			it.cardT = pr.t
+			it.seen = pr.t
 			other := pr.halves[0]
 			if other == it.to {
 				other = pr.halves[1]
@@ -725,7 +729,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
 	}
-	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.cardT, Player: o, Fields: []tiles.Field{p, it.to},
+	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
 	it.done = true
 }
@@ -778,7 +782,7 @@ func (w *Watcher) viaPieces(tMS int64) []via {
 	var pieces []via
 	for _, pr := range w.pairs {
 		if tMS-pr.t <= recentMS && pr.pairStone == 0 {
-			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.first})
+			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen})
 		}
 	}
 	for f, t0 := range w.halves {
@@ -916,7 +920,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	if tMS-it.t < viaSettleMS { // a card just laid may not be in sight yet
 		return nil, false
 	}
-	vias, sure := w.findVias(a, p, it.to, it.cardT, tMS)
+	vias, sure := w.findVias(a, p, it.to, it.seen, tMS)
 	switch {
 	case !sure:
 		w.unsure(tMS, "stone %d from %v to %v: more than one way it may have gone", it.stone+1, a, it.to)
@@ -997,7 +1001,7 @@ func (w *Watcher) reportJoker(it *item, owner string, tMS int64, stoneObs tiles.
 	if it.jokerAt != nil {
 		j = *it.jokerAt
 	}
-	it.obs = []tiles.Observation{{Kind: tiles.ObsJoker, TimeMS: tMS, SeenMS: it.cardT, Player: owner, Fields: []tiles.Field{j}, Stone: it.stone + 1, By: "camera"}, stoneObs}
+	it.obs = []tiles.Observation{{Kind: tiles.ObsJoker, TimeMS: tMS, SeenMS: it.seen, Player: owner, Fields: []tiles.Field{j}, Stone: it.stone + 1, By: "camera"}, stoneObs}
 	w.content[j.Y][j.X] = cell{kind: lookJoker}
 	delete(w.jokers, j)
 	it.done = true
@@ -1020,7 +1024,7 @@ func (w *Watcher) pairHalves(tMS int64) {
 	for f := range w.halves {
 		keys = append(keys, f)
 	}
-	slices.SortFunc(keys, func(a, b tiles.Field) int { return (a.Y-b.Y)*100 + a.X - b.X })
+	slices.SortFunc(keys, fieldOrder)
 	for _, f := range keys {
 		if _, ok := w.halves[f]; !ok {
 			continue
@@ -1033,7 +1037,7 @@ func (w *Watcher) pairHalves(tMS int64) {
 		first := min(w.halves[f], w.halves[g])
 		delete(w.halves, f)
 		delete(w.halves, g)
-		it := &item{t: tMS, first: first, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
+		it := &item{t: tMS, seen: first, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
 		w.content[f.Y][f.X] = cell{kind: lookCard, colour: it.colours[0], partner: g}
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)
@@ -1083,7 +1087,7 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
 	}
-	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.first, Player: o, Fields: []tiles.Field{f, g},
+	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{f, g},
 		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}
 	it.done = true
 }

@@ -225,7 +225,7 @@ func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
 		if withFirstCard { // the first card, seen whole: (5,4)-(5,5)
 			set(f(5, 4), look{kind: lookCard, colour: blue, open: 2})
 			set(f(5, 5), look{kind: lookCard, colour: green, open: 0})
-			w.pairs = []*item{{t: 1100, first: 900, halves: [2]tiles.Field{f(5, 4), f(5, 5)}, done: true}}
+			w.pairs = []*item{{t: 1100, seen: 900, halves: [2]tiles.Field{f(5, 4), f(5, 5)}, done: true}}
 		}
 		return w
 	}
@@ -269,7 +269,7 @@ func TestTilesVision_T3a_StonesPairedByTheRules(t *testing.T) {
 	// the card the first stone went over, seen whole
 	set(f(7, 3), look{kind: lookCard, colour: red, open: 2})
 	set(f(7, 4), look{kind: lookCard, colour: green, open: 0})
-	w.pairs = []*item{{t: 500, first: 400, halves: [2]tiles.Field{f(7, 3), f(7, 4)}, done: true}}
+	w.pairs = []*item{{t: 500, seen: 400, halves: [2]tiles.Field{f(7, 3), f(7, 4)}, done: true}}
 	// the stones come onto the cards (7,2)-(7,1) and (5,4)-(6,4)
 	set(f(7, 1), look{kind: lookStone, colour: blue, open: -1})
 	set(f(7, 2), look{kind: lookCard, colour: red, open: 0})
