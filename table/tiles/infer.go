@@ -37,6 +37,12 @@ type piece struct {
 // scored when the next board appears ends as nobody able to lay (T6a).
 func (l *Loop) apply(obs []tiles.Observation) {
 	for _, o := range l.order(obs) {
+		switch o.Kind {
+		case tiles.ObsLay, tiles.ObsStone, tiles.ObsJoker:
+			l.lastPlay = max(l.lastPlay, o.TimeMS)
+		case tiles.ObsRound:
+			l.lastPlay = o.TimeMS
+		}
 		if l.finisher != nil && (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsStone || o.Kind == tiles.ObsJoker) {
 			switch {
 			case o.Kind == tiles.ObsStone && l.finisher.under(o) && !l.finisher.moved:
@@ -280,8 +286,10 @@ func (l *Loop) release() {
 		if !w.held || l.mustHold(w.card, i) {
 			continue
 		}
-		l.give(w, w.card)
-		if w.held || l.takeLast(w) { // no stone to await (refused, late, none), or the last card
+		if !l.give(w, w.card) {
+			l.lastUnmoved(w) // no stone to await (refused, late, none)
+			l.waiting = slices.Delete(l.waiting, i, i+1)
+		} else if l.takeLast(w) {
 			l.waiting = slices.Delete(l.waiting, i, i+1)
 		}
 		i = -1 // from the start: the stones have changed
@@ -308,6 +316,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 			l.checkStale(card, stone.Stone)
 		}
 		if !l.give(w, card) {
+			l.lastUnmoved(w)
 			return
 		}
 		if l.takeLast(w) && stone == nil {
@@ -346,8 +355,21 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 // since.
 func (l *Loop) lay(o tiles.Observation, since int64) {
 	w := &waiting{card: o, since: since}
-	if l.give(w, o) && !l.takeLast(w) {
+	if !l.give(w, o) {
+		l.lastUnmoved(w)
+		return
+	}
+	if !l.takeLast(w) {
 		l.waiting = append(l.waiting, w)
+	}
+}
+
+// lastUnmoved makes w the finisher if its card, which moves no stone
+// (beside none, T2b), was its player's last: it still ends the round
+// (T5a), after StopGraceMS.
+func (l *Loop) lastUnmoved(w *waiting) {
+	if l.takeLast(w) {
+		w.moved = true
 	}
 }
 

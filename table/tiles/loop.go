@@ -65,6 +65,12 @@ const StopWaitMS = 2500
 // frame, read later); such a card counts.
 const StopGraceMS = 1500
 
+// QuietEndMS: a source that ends this long after the last card, joker or
+// stone's move ends a round nobody was seen to finish as nobody able to
+// lay (T6a), as the next board would; one that ends sooner was cut off
+// mid-round, and that round is not scored.
+const QuietEndMS = 10000
+
 // StoneWaitMS is how long the loop waits for a card's stone to move
 // before it assumes the move the rules make: the camera may see a stone
 // only seconds after its card (a stone relocated across the board, T3b).
@@ -99,6 +105,7 @@ type Loop struct {
 	view       *imageView
 	status     string
 	now        int64 // the latest frame's time
+	lastPlay   int64 // the latest card, joker or stone's move seen, or the round's start
 }
 
 // New makes a loop for the players and settings (checked as the referee
@@ -124,6 +131,20 @@ func (l *Loop) Close() {
 	l.watch.Close()
 }
 
+// sourceEnded settles what waits and ends a round that was still
+// playing: by its finisher if one can be inferred, or, after a quiet
+// table (QuietEndMS), as nobody able to lay (T6a).
+func (l *Loop) sourceEnded() {
+	l.flushOrphans(true)
+	l.settleAll()
+	l.finishNow()
+	if l.now-l.lastPlay >= QuietEndMS {
+		l.endRound(l.now, fmt.Sprintf("the source ended %d s after the last play", (l.now-l.lastPlay)/1000))
+	} else {
+		l.inferFinisher(l.now)
+	}
+}
+
 // Unsure returns what the loop saw or inferred but did not report or
 // guess, oldest first: the watcher's unsure readings and the loop's own.
 func (l *Loop) Unsure() []string { return append([]string(nil), l.unsure...) }
@@ -139,10 +160,7 @@ func (l *Loop) Run(ctx context.Context, src table.Source) error {
 		}
 		shot, err := src.Next(&frame)
 		if errors.Is(err, io.EOF) {
-			l.flushOrphans(true)
-			l.settleAll()
-			l.finishNow()
-			l.inferFinisher(l.now)
+			l.sourceEnded()
 			return nil
 		}
 		if err != nil {

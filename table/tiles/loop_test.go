@@ -593,3 +593,109 @@ func TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace(t *testing.T) {
 		t.Errorf("stone 3 on %v (want %v), laid %v (want P1 2, P2 1)", st.Stones[2].At, nextTo[0], st.Laid)
 	}
 }
+
+// TestLoop_T6a_SourceEndingOnAQuietTableIsNoPlay: a source that ends
+// QuietEndMS after the last play, with nobody seen to finish, ends the
+// round as nobody able to lay (T6a), as the next board would; one that
+// ends sooner was cut off, and its round is not scored.
+func TestLoop_T6a_SourceEndingOnAQuietTableIsNoPlay(t *testing.T) {
+	for _, quiet := range []int64{QuietEndMS - 1, QuietEndMS} {
+		l, ref, vs := twoPlayerRound(t)
+		card, to := legalLay(t, ref, "P1", 1)
+		l.tick(1000)
+		l.apply([]tiles.Observation{seenLay(1000, card), seenStone(1000, 1, to)})
+		l.tick(1000 + quiet)
+		n := len(*vs)
+		l.sourceEnded()
+		m := ref.Match()
+		if quiet < QuietEndMS {
+			if len(m.Rounds) != 0 || ref.State().Phase != tiles.PhasePlaying {
+				t.Errorf("source ended %d ms after the last play: %d rounds scored (%s), want the round still playing", quiet, len(m.Rounds), ref.State().Phase)
+			}
+			continue
+		}
+		if got, want := fmt.Sprint(kinds((*vs)[n:])), "[no_play cards_left cards_left round_end]"; got != want {
+			t.Fatalf("verdicts %s, want %s", got, want)
+		}
+		if len(m.Rounds) != 1 || !m.Rounds[0].Deadlock || m.Rounds[0].Players["P1"].CardsLeft != 14 || m.Rounds[0].Players["P2"].CardsLeft != 15 {
+			t.Fatalf("round 1 scored %+v, want a deadlock with 14 and 15 cards left", m.Rounds)
+		}
+		if len(l.Unsure()) != 1 {
+			t.Fatalf("unsure %q, want one line on the round's end", l.Unsure())
+		}
+	}
+}
+
+// TestLoop_T5a_LastCardBesideNoStoneEndsTheRound: a player's last card
+// laid beside no stone (T2b) moves no stone, but it is their last: the
+// loop calls it, then their stop (T5a), and the round is scored with
+// their fault.
+func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		var events []tilesim.Event
+		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player {
+			continue
+		}
+		who := events[stop].Player
+		ref := tiles.New()
+		var vs []Verdict
+		l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events[:stop-1] {
+			l.tick(e.TimeMS)
+			l.apply(seen(e))
+		}
+		stray, ok := besideNoStone(ref.Table(), who)
+		if !ok {
+			continue // a stone is blocked: anywhere free is its place (T3b)
+		}
+		t0 := events[stop-1].TimeMS
+		l.tick(t0)
+		l.apply([]tiles.Observation{seenLay(t0, stray)})
+		l.tick(t0 + StoneWaitMS) // held for a stone that never comes, then judged
+		l.tick(t0 + StoneWaitMS + StopGraceMS)
+		l.Close()
+		var called []tiles.Rule
+		for _, v := range vs {
+			if v.Verdict.Status == tiles.StatusViolation {
+				called = append(called, v.Verdict.Rule)
+			}
+		}
+		m := ref.Match()
+		if len(m.Rounds) != 1 {
+			t.Fatalf("seed %d: %d rounds scored, want 1 (calls %v)", seed, len(m.Rounds), called)
+		}
+		got := m.Rounds[0]
+		if name(got.StoppedBy) != who || !got.Players[who].Fault || got.Players[who].CardsLeft != 0 || !slices.Equal(called, []tiles.Rule{tiles.T2b}) {
+			t.Errorf("seed %d: stop by %q, %s %+v, calls %v; want the stop by %s with a fault, 0 left, one T2b", seed, name(got.StoppedBy), who, got.Players[who], called, who)
+		}
+		return
+	}
+	t.Fatal("no simulated round ends with the finisher's card just before the stop")
+}
+
+// besideNoStone finds a place for a card of player's, in the board's
+// colours, that the referee judges beside no stone (T2b).
+func besideNoStone(tb *tiles.Table, player string) (tiles.Lay, bool) {
+	w, h := tb.Board().Size()
+	for y := range h {
+		for x := range w {
+			a, b := tiles.Field{X: x, Y: y}, tiles.Field{X: x + 1, Y: y}
+			if !tb.Board().On(b) {
+				continue
+			}
+			l := tiles.Lay{Player: player, Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}}
+			if j, err := tb.CheckLay(l); err == nil && j.Violation != nil && j.Violation.Rule == tiles.T2b {
+				return l, true
+			}
+		}
+	}
+	return tiles.Lay{}, false
+}
