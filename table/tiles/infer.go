@@ -226,13 +226,36 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
-			l.waiting = slices.Delete(l.waiting, i, i+1)
+			l.passedOver(i, o)
+			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
 			l.settle(w, &o)
 			l.release()
 			return true
 		}
 	}
 	return false
+}
+
+// passedOver settles, with the moves the rules make, the cards waiting
+// before the i-th one at the stone that moved onto it (o) and near it: a
+// stone moves onto each new card (T3a), so it went over theirs first,
+// too briefly for the camera.
+func (l *Loop) passedOver(i int, o tiles.Observation) {
+	w := l.waiting[i]
+	stone := o.Stone
+	if !w.held {
+		stone = w.v.Stone
+	}
+	var over []*waiting
+	for _, e := range l.waiting[:i] {
+		if !e.held && e.v.Stone == stone && w.touches(e.card.Fields) {
+			over = append(over, e)
+		}
+	}
+	for _, e := range over {
+		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == e })
+		l.settle(e, nil)
+	}
 }
 
 // mustHold reports whether card o waits for its stone: the watcher did
@@ -444,7 +467,8 @@ func (l *Loop) finish() {
 
 // laidBefore takes from the observations that came after last (a
 // player's last card) the cards the camera first saw no later than it,
-// and the stones' moves onto them: laid before the stop, they count.
+// or at the same moment (SameMomentMS), and the stones' moves onto them:
+// laid before the stop, they count.
 func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	if last.SeenMS == 0 {
 		return nil
@@ -453,7 +477,11 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	var fields []tiles.Field
 	for _, o := range l.after {
 		switch {
-		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 && o.SeenMS <= last.SeenMS:
+		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 && o.SeenMS <= last.SeenMS+SameMomentMS:
+			if o.SeenMS > last.SeenMS {
+				l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid at the same moment, it counts (T5a)",
+					o.TimeMS, o.Player, o.Fields, o.SeenMS-last.SeenMS, last.Player))
+			}
 			early = append(early, o)
 			fields = append(fields, o.Fields...)
 		case o.Kind == tiles.ObsStone && len(o.Fields) == 1 && slices.Contains(fields, o.Fields[0]):

@@ -71,6 +71,11 @@ const StopGraceMS = 1500
 // mid-round, and that round is not scored.
 const QuietEndMS = 10000
 
+// SameMomentMS: a card the camera first saw this little after a player's
+// last card was laid at the same moment (a hand over it a frame or two
+// longer), and counts.
+const SameMomentMS = 200
+
 // StoneWaitMS is how long the loop waits for a card's stone to move
 // before it assumes the move the rules make: the camera may see a stone
 // only seconds after its card (a stone relocated across the board, T3b).

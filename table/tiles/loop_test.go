@@ -438,9 +438,10 @@ func TestLoop_T3a_StoneMoveReportedBeforeItsCard(t *testing.T) {
 // TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter: the
 // camera first saw another player's card before the finisher's last card
 // but reports it (and its stone) after it: the card counts, the round is
-// scored as the simulator did, and nothing is called. A card first seen
-// after the last card, reported as late, was laid after the stop: it does
-// not count.
+// scored as the simulator did, and nothing is called. So does one first
+// seen SameMomentMS after it (laid at the same moment). A card first seen
+// later than that, reported as late, was laid after the stop: it does not
+// count.
 func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
 		var events []tilesim.Event
@@ -455,7 +456,8 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 			events[prev].Player == events[last].Player || events[prev].Stone == events[last].Stone || events[prev].Violation != nil {
 			continue
 		}
-		for _, firstSeenAfter := range []bool{false, true} {
+		for _, seenAfter := range []int64{0, SameMomentMS, SameMomentMS + 100} { // 0: seen before the last card
+			late := seenAfter > SameMomentMS
 			ref := tiles.New()
 			var vs []Verdict
 			l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
@@ -479,12 +481,12 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 			t0 := events[last].TimeMS
 			l.tick(t0)
 			l.apply(camera(events[last], t0))
-			late := camera(events[prev], t0+400) // its stone, or its frame, read later
-			if firstSeenAfter {
-				late[0].SeenMS = t0 + 100
+			after := camera(events[prev], t0+400) // its stone, or its frame, read later
+			if seenAfter > 0 {
+				after[0].SeenMS = t0 + seenAfter
 			}
 			l.tick(t0 + 400)
-			l.apply(late)
+			l.apply(after)
 			l.tick(t0 + StopWaitMS + StoneWaitMS)
 			l.Close()
 			m := ref.Match()
@@ -492,15 +494,15 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 				t.Fatalf("seed %d: %d rounds scored, want 1", seed, len(m.Rounds))
 			}
 			want, got := res.Rounds[0].Players[events[prev].Player], m.Rounds[0].Players[events[prev].Player]
-			if firstSeenAfter {
+			if late {
 				want.Laid--
 				want.CardsLeft++
 			}
 			if got.Laid != want.Laid || got.CardsLeft != want.CardsLeft || name(m.Rounds[0].StoppedBy) != events[last].Player {
-				t.Errorf("seed %d, first seen after the last card %v: %s laid %d, %d left, stop by %s; want %d, %d, %s",
-					seed, firstSeenAfter, events[prev].Player, got.Laid, got.CardsLeft, name(m.Rounds[0].StoppedBy), want.Laid, want.CardsLeft, events[last].Player)
+				t.Errorf("seed %d, first seen %d ms after the last card: %s laid %d, %d left, stop by %s; want %d, %d, %s",
+					seed, seenAfter, events[prev].Player, got.Laid, got.CardsLeft, name(m.Rounds[0].StoppedBy), want.Laid, want.CardsLeft, events[last].Player)
 			}
-			if !firstSeenAfter && !sameScores(m.Rounds[0], res.Rounds[0]) {
+			if !late && !sameScores(m.Rounds[0], res.Rounds[0]) {
 				t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds[0], res.Rounds[0])
 			}
 			for _, v := range vs {
@@ -698,4 +700,47 @@ func besideNoStone(tb *tiles.Table, player string) (tiles.Lay, bool) {
 		}
 	}
 	return tiles.Lay{}, false
+}
+
+// TestLoop_T3a_StonePassedOverACardUnseen: a card laid at a stone whose
+// move the camera does not see, then a card laid at that stone on the
+// first one, and the stone's move onto it: the stone went over the first
+// card (T3a) too briefly to be seen. The first card's move is the one
+// the rules make, before the second card is judged: nothing is called.
+func TestLoop_T3a_StonePassedOverACardUnseen(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table().Clone()
+	from := tb.Stones()[0].At
+	first, firstTo := legalOn(tb, "P2", 1)
+	if len(first) == 0 {
+		t.Fatal("no legal place at stone 1")
+	}
+	playOn(t, tb, first[0], firstTo[0])
+	var next tiles.Lay
+	var nextTo tiles.Field
+	lays, tos := legalOn(tb, "P1", 1)
+	for i, c := range lays {
+		if !c.Fields[0].Adjacent(from) && !c.Fields[1].Adjacent(from) {
+			next, nextTo = c, tos[i] // wrong where the stone stood before
+			break
+		}
+	}
+	if next.Player == "" {
+		t.Fatal("no place at stone 1 on the first card away from where it stood")
+	}
+	named := seenLay(1000, first[0])
+	named.Stone = 1
+	l.tick(1000)
+	l.apply([]tiles.Observation{named})
+	l.tick(1600)
+	l.apply([]tiles.Observation{seenLay(1600, next), seenStone(1600, 1, nextTo)})
+	l.tick(1600 + StoneWaitMS)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[0].At != nextTo || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
+		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, nextTo, st.Laid)
+	}
 }
