@@ -667,6 +667,12 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 				other = pr.halves[1]
 			}
 			it.pairCard = &other
+		case tMS-it.t > pairWaitMS && (w.stones[it.stone] != it.to || !b.stone()):
+			// gone again: a dark sleeve over the field's middle, taken for
+			// the stone a hand had lifted
+			it.move = false
+			w.giveUp(it, tMS, stoneObs, "stone %d onto %v and gone again, with no card half beside it: not a stone", it.stone+1, it.to)
+			return
 		case tMS-it.t > pairWaitMS:
 			w.giveUp(it, tMS, stoneObs, "stone %d onto %v (under it %v, joker %v): no card half beside it", it.stone+1, it.to, b.colour, b.joker)
 			return

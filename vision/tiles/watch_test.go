@@ -287,6 +287,41 @@ func TestTilesVision_T3a_StonesPairedByTheRules(t *testing.T) {
 	}
 }
 
+// T3a: a dark sleeve over a field's middle, while a hand held a stone,
+// looks like that stone come down on nothing new. When the stone has
+// moved on from there (or the field shows no stone) by the time the move
+// is given up, it was not a stone: nothing is reported. A stone still
+// standing on nothing new is reported, as before (a card it hides).
+func TestTilesVision_T3a_StoneOnNothingAndGoneAgainIsNoMove(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green := classColour[pxGreen]
+	for _, stays := range []bool{false, true} {
+		w := boardSeen(8, green)
+		w.stones = [tiles.Stones]tiles.Field{f(4, 6), f(6, 1), f(1, 6), f(6, 6)}
+		for _, s := range w.stones {
+			w.believe(s, look{kind: lookStone, colour: green, open: -1})
+		}
+		if !stays { // the sleeve went; the stone came down on (2,2)
+			w.believe(f(4, 6), look{kind: lookFree, colour: green, open: -1})
+			w.stones[0] = f(2, 2)
+		}
+		it := &item{t: 1000, move: true, stone: 0, from: f(1, 1), to: f(4, 6)}
+		w.explainMove(it, 1000+pairWaitMS/2)
+		if it.done {
+			t.Fatalf("stays %v: given up before pairWaitMS", stays)
+		}
+		w.explainMove(it, 1001+pairWaitMS)
+		switch {
+		case !it.done:
+			t.Errorf("stays %v: not given up after pairWaitMS", stays)
+		case stays && (len(it.obs) != 1 || it.obs[0].Kind != tiles.ObsStone || it.obs[0].Fields[0] != f(4, 6)):
+			t.Errorf("a stone standing on nothing new: %v, want its move reported", it.obs)
+		case !stays && len(it.obs) != 0:
+			t.Errorf("a stone on nothing new and gone again: %v, want nothing reported", it.obs)
+		}
+	}
+}
+
 // boardSeen is a watcher that has found an n x n board of one colour,
 // every field free as far as it believes, nothing reported on it.
 func boardSeen(n int, colour tiles.Colour) *Watcher {
