@@ -183,6 +183,16 @@ func (w *waiting) under(o tiles.Observation) bool {
 	return len(o.Fields) == 1 && slices.Contains(w.card.Fields, o.Fields[0])
 }
 
+// stopDue reports whether the finisher w's stop is due: its stone moved
+// (or StopWaitMS passed without), StopGraceMS passed since the card was
+// reported and SeenGraceMS since the camera first saw it.
+func (w *waiting) stopDue(tMS int64) bool {
+	if !w.moved && tMS-w.since < StopWaitMS {
+		return false
+	}
+	return tMS-w.since >= StopGraceMS && (w.card.SeenMS == 0 || tMS-w.card.SeenMS >= SeenGraceMS)
+}
+
 // touches reports whether a card on fs lies within two fields of w's
 // card: it may be laid at w's stone where that is about to stand, or block
 // it there (T3b, T3c: who blocked a stone depends on the order).
@@ -467,7 +477,7 @@ func (l *Loop) finish() {
 
 // laidBefore takes from the observations that came after last (a
 // player's last card) the cards the camera first saw no later than it,
-// or at the same moment (SameMomentMS), and the stones' moves onto them:
+// or before the stop was called (CallDelayMS), and the stones' moves onto them:
 // laid before the stop, they count.
 func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	if last.SeenMS == 0 {
@@ -477,9 +487,9 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	var fields []tiles.Field
 	for _, o := range l.after {
 		switch {
-		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 && o.SeenMS <= last.SeenMS+SameMomentMS:
+		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 && o.SeenMS <= last.SeenMS+CallDelayMS:
 			if o.SeenMS > last.SeenMS {
-				l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid at the same moment, it counts (T5a)",
+				l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid before the stop was called, it counts (T5a)",
 					o.TimeMS, o.Player, o.Fields, o.SeenMS-last.SeenMS, last.Player))
 			}
 			early = append(early, o)
@@ -615,7 +625,7 @@ func (l *Loop) tick(tMS int64) {
 	l.flushOrphans(false)
 	for {
 		if fin := l.finisher; fin != nil {
-			if tMS-fin.since < StopWaitMS && (!fin.moved || tMS-fin.since < StopGraceMS) {
+			if !fin.stopDue(tMS) {
 				return // the rest waits for the stop
 			}
 			l.finishNow()

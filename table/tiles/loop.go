@@ -60,10 +60,14 @@ type Config struct {
 const StopWaitMS = 2500
 
 // StopGraceMS is how long the loop waits after a player's last card and
-// its stone before it calls their stop: the camera may report a card it
-// saw first before the last one a little after it (its stone, or its
-// frame, read later); such a card counts.
-const StopGraceMS = 1500
+// its stone before it calls their stop, and SeenGraceMS how long after
+// the camera first saw that card: the camera may report a card it first
+// saw before the last one (or with it, CallDelayMS) seconds later (its
+// stone, or its frame, read later); such a card counts.
+const (
+	StopGraceMS = 1500
+	SeenGraceMS = 4500
+)
 
 // QuietEndMS: a source that ends this long after the last card, joker or
 // stone's move ends a round nobody was seen to finish as nobody able to
@@ -71,10 +75,11 @@ const StopGraceMS = 1500
 // mid-round, and that round is not scored.
 const QuietEndMS = 10000
 
-// SameMomentMS: a card the camera first saw this little after a player's
-// last card was laid at the same moment (a hand over it a frame or two
-// longer), and counts.
-const SameMomentMS = 200
+// CallDelayMS: "Ligretto Stopp" comes after the last card is down, by
+// the finisher's reaction; a card the camera first saw this little after
+// the last one was laid before the call, and counts (the hand over it
+// may have hidden it longer).
+const CallDelayMS = 500
 
 // StoneWaitMS is how long the loop waits for a card's stone to move
 // before it assumes the move the rules make: the camera may see a stone

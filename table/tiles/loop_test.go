@@ -439,7 +439,7 @@ func TestLoop_T3a_StoneMoveReportedBeforeItsCard(t *testing.T) {
 // camera first saw another player's card before the finisher's last card
 // but reports it (and its stone) after it: the card counts, the round is
 // scored as the simulator did, and nothing is called. So does one first
-// seen SameMomentMS after it (laid at the same moment). A card first seen
+// seen CallDelayMS after it (before the stop was called). A card first seen
 // later than that, reported as late, was laid after the stop: it does not
 // count.
 func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
@@ -456,8 +456,8 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 			events[prev].Player == events[last].Player || events[prev].Stone == events[last].Stone || events[prev].Violation != nil {
 			continue
 		}
-		for _, seenAfter := range []int64{0, SameMomentMS, SameMomentMS + 100} { // 0: seen before the last card
-			late := seenAfter > SameMomentMS
+		for _, seenAfter := range []int64{0, CallDelayMS, CallDelayMS + 100} { // 0: seen before the last card
+			late := seenAfter > CallDelayMS
 			ref := tiles.New()
 			var vs []Verdict
 			l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
@@ -481,11 +481,11 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 			t0 := events[last].TimeMS
 			l.tick(t0)
 			l.apply(camera(events[last], t0))
-			after := camera(events[prev], t0+400) // its stone, or its frame, read later
+			after := camera(events[prev], t0+3000) // its stone, or its frame, read seconds later
 			if seenAfter > 0 {
 				after[0].SeenMS = t0 + seenAfter
 			}
-			l.tick(t0 + 400)
+			l.tick(t0 + 3000)
 			l.apply(after)
 			l.tick(t0 + StopWaitMS + StoneWaitMS)
 			l.Close()
