@@ -225,6 +225,103 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 	}
 }
 
+// T2c: a card whose one half another card covers is read from the frame
+// round its other half alone (the covered half masked, as coveredOwner
+// reads it), as
+// its owner's style, or not at all: never as another's. The cards are
+// those covered in 4-player matches with many wrong plays (a third),
+// read at each round's end where the half left is in full view.
+func TestTilesVision_T2c_CoveredCardFramesReadOrUnsure(t *testing.T) {
+	read, cards := 0, 0
+	for seed := uint64(201); seed <= 212; seed++ {
+		events, sc := stagedMatch(t, tilesim.Config{Players: 4, Seed: seed, Rounds: 2, ErrorRate: 0.33})
+		players, frameOf := events[0].Players, framesOf(events[0].Players)
+		mat := gocv.NewMat()
+		for i, e := range events {
+			if e.Kind != tilesim.EvRound {
+				continue
+			}
+			type card struct {
+				player  string
+				fields  []tiles.Field
+				covered []tiles.Field
+			}
+			var laid []*card
+			stones := slices.Clone(e.Stones)
+			end := int64(-1)
+			for _, n := range events[i+1:] {
+				if n.Kind == tilesim.EvRoundEnd {
+					end = n.TimeMS
+					break
+				}
+				if n.Kind != tilesim.EvLay && n.Kind != tilesim.EvJoker {
+					continue
+				}
+				for _, c := range laid {
+					for _, f := range n.Fields {
+						if slices.Contains(c.fields, f) {
+							c.covered = append(c.covered, f)
+						}
+					}
+				}
+				if n.Kind == tilesim.EvLay {
+					laid = append(laid, &card{player: n.Player, fields: n.Fields})
+					if n.StoneTo != nil && n.Stone >= 1 {
+						stones[n.Stone-1] = *n.StoneTo
+					}
+				} else if n.Stone >= 1 {
+					stones[n.Stone-1] = n.Fields[0]
+				}
+			}
+			if end < 0 {
+				t.Fatalf("seed %d: a round without its end", seed)
+			}
+			w := NewWatcher(Config{Players: players})
+			for _, tm := range []int64{e.TimeMS, e.TimeMS + 300, end + 1500} {
+				if _, err := sc.Render(tm, &mat); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Feed(mat, tm); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w.Board() == nil {
+				t.Fatalf("seed %d round %d: no board found", seed, e.Round)
+			}
+			for _, c := range laid {
+				if len(c.covered) != 1 {
+					continue
+				}
+				g := c.covered[0]
+				f := c.fields[0]
+				if f == g {
+					f = c.fields[1]
+				}
+				if slices.Contains(stones, f) || w.smp.look(w.pix, f).kind != lookCard {
+					continue
+				}
+				want := frameOf[c.player]
+				cards++
+				mx, my := w.board.At(g, 0, 0) // as coveredOwner reads it
+				switch r := w.readStyle(w.cardPiece(f, g), mx, my, coveredMaskMM); r.style {
+				case want:
+					read++
+				case "":
+					t.Logf("seed %d round %d: %s's %s card on %v, %v covered, not read: %v", seed, e.Round, c.player, want, f, g, r)
+				default:
+					t.Errorf("seed %d round %d: %s's %s card on %v, %v covered, read %s: %v", seed, e.Round, c.player, want, f, g, r.style, r)
+				}
+			}
+			w.Close()
+		}
+		mat.Close()
+	}
+	t.Logf("covered cards read: %d of %d", read, cards)
+	if cards < 50 || read < cards*95/100 {
+		t.Errorf("%d of %d covered cards read, want at least 95%% of at least 50", read, cards)
+	}
+}
+
 // stagedMatch simulates a match and stages it for rendering as the e2e
 // matches are (no preamble), every event applied.
 func stagedMatch(t *testing.T, cfg tilesim.Config) ([]tilesim.Event, *rtiles.Scene) {

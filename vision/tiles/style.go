@@ -444,7 +444,9 @@ func (w *Watcher) stoneCentre(f tiles.Field) (float64, float64) {
 // the way its shadow falls, the shadow.
 const (
 	stoneMaskMM = 17.0
-	shadowReach = 4.0
+	// a covered card half's frame, corners included, from its middle
+	coveredMaskMM = 32.0
+	shadowReach   = 4.0
 )
 
 // shadowOf measures the way the stones' shadows fall (a unit vector in
@@ -497,15 +499,28 @@ const notInView = "not in full view"
 // none) lying on fields, and returns the player of that style, or "" and
 // why not.
 func (w *Watcher) owner(p piece, stone *tiles.Field, fields ...tiles.Field) (string, string) {
-	for _, f := range fields { // read only what is in full view now
-		if ft := &w.fields[f.Y][f.X]; ft.cand != ft.believed {
-			return "", notInView
-		}
-	}
 	var mx, my, r float64
 	if stone != nil {
 		mx, my = w.stoneCentre(*stone)
 		r = stoneMaskMM
+	}
+	return w.ownerMasked(p, mx, my, r, fields...)
+}
+
+// coveredOwner reads the owner of the card on f and g from the frame
+// round f alone: another card covers g.
+func (w *Watcher) coveredOwner(f, g tiles.Field) (string, string) {
+	mx, my := w.board.At(g, 0, 0)
+	return w.ownerMasked(w.cardPiece(f, g), mx, my, coveredMaskMM, f)
+}
+
+// ownerMasked reads the owner of piece p, leaving out what lies within
+// r of (mx, my) (r 0: nothing), if fields are in full view.
+func (w *Watcher) ownerMasked(p piece, mx, my, r float64, fields ...tiles.Field) (string, string) {
+	for _, f := range fields { // read only what is in full view now
+		if ft := &w.fields[f.Y][f.X]; ft.cand != ft.believed {
+			return "", notInView
+		}
 	}
 	rd := w.readStyle(p, mx, my, r)
 	if len(w.Styles) >= maxStyles {

@@ -364,11 +364,11 @@ func (w *Watcher) resolve(tMS int64) {
 }
 
 // matchStones pairs the stones that left their field with the stones
-// shown on new fields. A stone moves onto the card laid at it: a pair
-// whose card (the new half beside the new field) touches the stone's old
-// field is taken at once; other pairs (a dead end's relocation, a card
-// not seen yet) wait a little, for the pairing that moves the stones
-// least.
+// shown on new fields. A stone moves onto the card laid at it, on its
+// farther colour: a pair whose card's other half (beside the new field)
+// touches the stone's old field is taken at once; other pairs (onto the
+// nearer colour, a dead end's relocation, a card not seen yet) wait a
+// little, for the pairing that moves the stones least.
 func (w *Watcher) matchStones(tMS int64) {
 	var gone []int
 	for i, f := range w.stones {
@@ -407,8 +407,11 @@ func (w *Watcher) matchStones(tMS int64) {
 	cost := func(i int, f tiles.Field) int {
 		a := w.stones[i]
 		if p, ok := w.partnerHalf(f); ok {
-			if touch(a, p) || touch(a, f) {
-				return 0
+			switch {
+			case touch(a, p):
+				return 0 // onto the card's farther colour (T3a)
+			case touch(a, f):
+				return 1 // onto its nearer colour: a wrong move, likelier not
 			}
 			if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
 				return min(irregular(v), 1) // a way by the rules is likelier
@@ -761,6 +764,7 @@ type via struct {
 	joker   bool
 	pair    *item // a card seen whole
 	reloc   bool  // a card away from the stone's field: it relocated the stone
+	covered bool  // only card[0] was seen: the new card covers card[1] (T2c)
 	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
 	t       int64 // when it was seen whole
 	first   int64 // when a half of it was first seen
@@ -779,7 +783,25 @@ const maxVias = 3
 // way, the longest if several differ in length; false when the ways found
 // are not one.
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, tMS int64) ([]via, bool) {
-	return pickWay(waysFrom(w.viaPieces(tMS), a, p, to, seen), p, to)
+	return pickWay(waysFrom(w.coveredPieces(w.viaPieces(tMS), p, to), a, p, to, seen), p, to)
+}
+
+// coveredPieces adds to pieces the cards the card on p and to covers: a
+// new half open towards one of its fields, never paired, whose other half
+// that card hid as it came down (T2c). The stone stood on the half seen.
+func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
+	n := len(pieces)
+	for f, t0 := range w.halves {
+		if o := w.believed(f).open; o >= 0 && f != p && f != to {
+			if g := step(f, o); g == p || g == to {
+				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, covered: true, t: t0, first: t0})
+			}
+		}
+	}
+	if len(pieces) > n {
+		slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
+	}
+	return pieces
 }
 
 // viaPieces lists the pieces seen whole lately with no stone come onto
@@ -830,11 +852,14 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 			}
 			var at, nearer []tiles.Field
 			for _, x := range c.card {
-				if !slices.Contains(at, x) {
+				if !slices.Contains(at, x) && !(c.covered && x == c.card[1]) {
 					at = append(at, x)
 				}
 			}
-			if len(at) == 2 && near { // the farther colour (T3a); the nearer only if that leads nowhere (a wrong move)
+			switch {
+			case c.covered && touch(cur, c.card[0]): // its seen half is the nearer colour
+				at, nearer = nil, at
+			case len(at) == 2 && near: // the farther colour (T3a); the nearer only if that leads nowhere (a wrong move)
 				nearer = slices.DeleteFunc(slices.Clone(at), func(x tiles.Field) bool { return !touch(cur, x) })
 				at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(cur, x) })
 			}
@@ -951,9 +976,12 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			continue
 		}
 		var o, why string
-		if v.joker {
+		switch {
+		case v.joker:
 			o, why = w.owner(w.jokerPiece(v.at), nil, v.at)
-		} else {
+		case v.covered:
+			o, why = w.coveredOwner(v.card[0], v.card[1])
+		default:
 			o, why = w.owner(w.cardPiece(v.card[0], v.card[1]), nil, v.card[0], v.card[1])
 		}
 		if o == "" {
@@ -974,6 +1002,16 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			}
 			w.content[v.at.Y][v.at.X] = cell{kind: lookJoker}
 			delete(w.jokers, v.at)
+		case v.covered:
+			f, g := v.card[0], v.card[1]
+			lf, cg := w.believed(f), w.board.colours[g.Y][g.X]
+			w.unsure(tMS, "card on %v-%v: its half on %v covered at once, its colour taken as the field's (%v)", f, g, g, cg)
+			if o != "" {
+				out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: v.first, Player: o, Fields: []tiles.Field{f, g},
+					Colours: []tiles.Colour{lf.colour, cg}, Stone: it.stone + 1, By: "camera"})
+			}
+			w.content[f.Y][f.X] = cell{kind: lookCard, colour: lf.colour, partner: g}
+			delete(w.halves, f)
 		case v.pending:
 			f, g := v.card[0], v.card[1]
 			lf, lg := w.believed(f), w.believed(g)

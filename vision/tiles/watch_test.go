@@ -322,6 +322,68 @@ func TestTilesVision_T3a_StoneOnNothingAndGoneAgainIsNoMove(t *testing.T) {
 	}
 }
 
+// T2c: a card laid at a stone and covered at once by the next card there,
+// before its other half was seen: the new half open towards the next
+// card's field is the covered card, and the stone stood on it, on the
+// half seen (its farther colour, T3a), before it went onto the next card.
+func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, blue, red := classColour[pxGreen], classColour[pxBlue], classColour[pxRed]
+	for _, towards := range []bool{true, false} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(5, 9), f(0, 0), f(11, 0), f(0, 11)}
+		// the covered card's half seen, on (6,8), open downwards (or not
+		// towards the next card: to the left, a card not seen whole)
+		open := int8(2)
+		if !towards {
+			open = 3
+		}
+		w.believe(f(6, 8), look{kind: lookCard, colour: blue, open: open})
+		w.halves[f(6, 8)] = 1000
+		// the next card, (6,9)-(7,9), the stone on (7,9)
+		w.believe(f(6, 9), look{kind: lookCard, colour: red, open: 1})
+		w.believe(f(7, 9), look{kind: lookStone, colour: blue, open: -1})
+		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 1100+viaSettleMS)
+		switch {
+		case !ok:
+			t.Errorf("towards %v: not one way", towards)
+		case towards && (len(vias) != 1 || !vias[0].covered || vias[0].at != f(6, 8) || vias[0].card != [2]tiles.Field{f(6, 8), f(6, 9)} || irregular(vias) != 0):
+			t.Errorf("way %+v, want over the covered card (6,8)-(6,9), on (6,8), by the rules", vias)
+		case !towards && len(vias) != 0:
+			t.Errorf("a half open away from the next card: way %+v, want none", vias)
+		}
+	}
+}
+
+// T3a: two stones gone and two come at once, each new field beside both
+// old ones: each stone went onto its card's farther colour, not both onto
+// the nearer one (a wrong move each).
+func TestTilesVision_T3a_StonesPairedOnTheFartherColour(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, blue, red, yellow := classColour[pxGreen], classColour[pxBlue], classColour[pxRed], classColour[pxYellow]
+	w := boardSeen(12, green)
+	w.stones = [tiles.Stones]tiles.Field{f(0, 2), f(2, 3), f(11, 0), f(11, 11)}
+	w.believe(f(11, 0), look{kind: lookStone, colour: green, open: -1})
+	w.believe(f(11, 11), look{kind: lookStone, colour: green, open: -1})
+	// the cards (2,2)-(1,2) and (0,3)-(1,3), the stones on (1,2) and (1,3)
+	w.believe(f(2, 2), look{kind: lookCard, colour: blue, open: 3})
+	w.believe(f(1, 2), look{kind: lookStone, colour: yellow, open: -1})
+	w.believe(f(0, 3), look{kind: lookCard, colour: red, open: 1})
+	w.believe(f(1, 3), look{kind: lookStone, colour: blue, open: -1})
+	w.believe(f(0, 2), look{kind: lookFree, colour: green, open: -1})
+	w.believe(f(2, 3), look{kind: lookCard, colour: red, open: 2})
+	w.halves[f(2, 2)], w.halves[f(0, 3)] = 1000, 1000
+	w.matchStones(1100)
+	w.matchStones(1100 + 1500)
+	got := map[int]tiles.Field{}
+	for _, it := range w.items {
+		got[it.stone] = it.to
+	}
+	if len(w.items) != 2 || got[0] != f(1, 3) || got[1] != f(1, 2) {
+		t.Errorf("moves %v, want stone 1 to (1,3) and stone 2 to (1,2)", w.items)
+	}
+}
+
 // boardSeen is a watcher that has found an n x n board of one colour,
 // every field free as far as it believes, nothing reported on it.
 func boardSeen(n int, colour tiles.Colour) *Watcher {
