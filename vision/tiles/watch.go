@@ -696,22 +696,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 	}
 	it.nextRead = tMS + readEveryMS
 	if it.jokerAt != nil {
-		j := *it.jokerAt
-		var o, why string
-		switch l := w.believed(j); {
-		case l.kind == lookJoker:
-			o, why = w.owner(w.jokerPiece(j), nil, j)
-		case l.stone() && l.joker:
-			o, why = w.owner(w.jokerPiece(j), &j, j)
-		default:
-			why = "hidden"
-		}
-		switch {
-		case o != "":
-			w.reportJoker(it, o, tMS, stoneObs)
-		case tMS-it.t > jokerWaitMS:
-			w.giveUp(it, tMS, stoneObs, "joker at %v: owner unsure (%s)", j, why)
-		}
+		w.readJoker(it, tMS, stoneObs)
 		return
 	}
 	p := *it.half
@@ -1038,6 +1023,27 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	}
 	return out, true
+}
+
+// readJoker reads the owner of the joker the stone of it moved onto, and
+// reports both when it is clear.
+func (w *Watcher) readJoker(it *item, tMS int64, stoneObs tiles.Observation) {
+	j := *it.jokerAt
+	var o, why string
+	switch l := w.believed(j); {
+	case l.kind == lookJoker:
+		o, why = w.owner(w.jokerPiece(j), nil, j)
+	case l.stone() && l.joker:
+		o, why = w.owner(w.jokerPiece(j), &j, j)
+	default:
+		why = "hidden"
+	}
+	switch {
+	case o != "":
+		w.reportJoker(it, o, tMS, stoneObs)
+	case tMS-it.t > jokerWaitMS:
+		w.giveUp(it, tMS, stoneObs, "joker at %v: owner unsure (%s)", j, why)
+	}
 }
 
 func (w *Watcher) reportJoker(it *item, owner string, tMS int64, stoneObs tiles.Observation) {
