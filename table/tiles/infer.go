@@ -477,8 +477,10 @@ func (l *Loop) finish() {
 
 // laidBefore takes from the observations that came after last (a
 // player's last card) the cards the camera first saw no later than it,
-// or before the stop was called (CallDelayMS), and the stones' moves onto them:
-// laid before the stop, they count.
+// or another player's before the stop was called (CallDelayMS), and the
+// stones' moves onto them: laid before the stop, they count. (The
+// finisher's own piece seen just after their last card was laid before
+// it, at the same stone: judged after it, it would be called wrong.)
 func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	if last.SeenMS == 0 {
 		return nil
@@ -487,7 +489,8 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	var fields []tiles.Field
 	for _, o := range l.after {
 		switch {
-		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 && o.SeenMS <= last.SeenMS+CallDelayMS:
+		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 &&
+			(o.SeenMS <= last.SeenMS || o.SeenMS <= last.SeenMS+CallDelayMS && o.Player != last.Player):
 			if o.SeenMS > last.SeenMS {
 				l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid before the stop was called, it counts (T5a)",
 					o.TimeMS, o.Player, o.Fields, o.SeenMS-last.SeenMS, last.Player))

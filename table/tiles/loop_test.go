@@ -744,3 +744,58 @@ func TestLoop_T3a_StonePassedOverACardUnseen(t *testing.T) {
 		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, nextTo, st.Laid)
 	}
 }
+
+// TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged: the
+// finisher's own joker, first seen CallDelayMS/2 after their last card
+// and reported after it, was laid before that card (at its stone):
+// judged after it, it would be called wrong. Only other players' pieces
+// count for being seen before the call; this one is left out, nothing is
+// called, and the round is scored as simulated.
+func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		var events []tilesim.Event
+		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player || events[stop-1].Violation != nil {
+			continue
+		}
+		ref := tiles.New()
+		var vs []Verdict
+		l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events[:stop] {
+			l.tick(e.TimeMS)
+			obs := seen(e)
+			for i := range obs {
+				obs[i].SeenMS = e.TimeMS
+			}
+			l.apply(obs)
+		}
+		last := events[stop-1]
+		free, ok := besideNoStone(ref.Table(), last.Player)
+		if !ok {
+			continue
+		}
+		joker := tiles.Observation{Kind: tiles.ObsJoker, TimeMS: last.TimeMS + 400, SeenMS: last.TimeMS + CallDelayMS/2, Player: last.Player,
+			Fields: []tiles.Field{free.Fields[0]}, Stone: last.Stone, By: "camera"}
+		l.tick(joker.TimeMS)
+		l.apply([]tiles.Observation{joker})
+		l.tick(last.TimeMS + SeenGraceMS + StopWaitMS)
+		l.Close()
+		for _, v := range vs {
+			if v.Verdict.Status == tiles.StatusViolation {
+				t.Errorf("seed %d: called wrong: %s", seed, v.Verdict.Reason)
+			}
+		}
+		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
+		}
+		return
+	}
+	t.Fatal("no simulated round ends with the finisher's legal card just before the stop")
+}
