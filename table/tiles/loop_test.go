@@ -444,12 +444,7 @@ func TestLoop_T3a_StoneMoveReportedBeforeItsCard(t *testing.T) {
 // count.
 func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
-		var events []tilesim.Event
-		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+		res, events, stop := stoppedRound(t, seed)
 		last := stop - 1 // the finisher's last card, then the other player's card before it
 		prev := last - 1
 		if stop < 2 || events[last].Kind != tilesim.EvLay || events[prev].Kind != tilesim.EvLay ||
@@ -516,6 +511,18 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 	t.Fatal("no simulated round ends with two players' cards at two stones")
 }
 
+// stoppedRound simulates one 2-player round of seed and returns its
+// result, its events and the index of its stop (-1 if none).
+func stoppedRound(t *testing.T, seed uint64) (tilesim.Result, []tilesim.Event, int) {
+	t.Helper()
+	var events []tilesim.Event
+	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, events, slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+}
+
 // legalOn lists the legal places for a card of player's at stone (1..4)
 // on table tb, with where the stone then goes.
 func legalOn(tb *tiles.Table, player string, stone int) (lays []tiles.Lay, to []tiles.Field) {
@@ -546,6 +553,18 @@ func playOn(t *testing.T, tb *tiles.Table, l tiles.Lay, to tiles.Field) {
 	tb.ApplyStone(l.Stone, to, p, v)
 }
 
+// playFirst lays on tb the first legal card of player's at stone (1..4)
+// and moves the stone; it returns the card and where the stone went.
+func playFirst(t *testing.T, tb *tiles.Table, player string, stone int) (tiles.Lay, tiles.Field) {
+	t.Helper()
+	lays, to := legalOn(tb, player, stone)
+	if len(lays) == 0 {
+		t.Fatalf("no legal place for %s at stone %d", player, stone)
+	}
+	playOn(t, tb, lays[0], to[0])
+	return lays[0], to[0]
+}
+
 // TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace: in one frame the camera
 // reports a stone's move onto a card given before, a card it does not
 // name the stone of (away from every stone where the referee has them),
@@ -555,11 +574,7 @@ func playOn(t *testing.T, tb *tiles.Table, l tiles.Lay, to tiles.Field) {
 func TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table().Clone()
-	first, firstTo := legalOn(tb, "P1", 3)
-	if len(first) == 0 {
-		t.Fatal("no legal place at stone 3")
-	}
-	playOn(t, tb, first[0], firstTo[0])
+	first, firstTo := playFirst(t, tb, "P1", 3)
 	var unnamed tiles.Lay
 	var unnamedTo tiles.Field
 	lays, tos := legalOn(tb, "P2", 3)
@@ -577,14 +592,14 @@ func TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace(t *testing.T) {
 	if len(next) == 0 {
 		t.Fatal("no legal place at stone 3 after two cards")
 	}
-	named := seenLay(1000, first[0])
+	named := seenLay(1000, first)
 	named.Stone = 3
 	l.tick(1000)
 	l.apply([]tiles.Observation{named})
 	l.tick(2000)
 	last := seenLay(2000, next[0])
 	last.Stone = 3
-	l.apply([]tiles.Observation{seenStone(2000, 3, firstTo[0]), seenLay(2000, unnamed), seenStone(2000, 3, unnamedTo), last, seenStone(2000, 3, nextTo[0])})
+	l.apply([]tiles.Observation{seenStone(2000, 3, firstTo), seenLay(2000, unnamed), seenStone(2000, 3, unnamedTo), last, seenStone(2000, 3, nextTo[0])})
 	l.tick(2000 + StoneWaitMS)
 	for _, v := range *vs {
 		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
@@ -634,12 +649,7 @@ func TestLoop_T6a_SourceEndingOnAQuietTableIsNoPlay(t *testing.T) {
 // their fault.
 func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
-		var events []tilesim.Event
-		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+		res, events, stop := stoppedRound(t, seed)
 		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player {
 			continue
 		}
@@ -711,11 +721,7 @@ func TestLoop_T3a_StonePassedOverACardUnseen(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table().Clone()
 	from := tb.Stones()[0].At
-	first, firstTo := legalOn(tb, "P2", 1)
-	if len(first) == 0 {
-		t.Fatal("no legal place at stone 1")
-	}
-	playOn(t, tb, first[0], firstTo[0])
+	first, _ := playFirst(t, tb, "P2", 1)
 	var next tiles.Lay
 	var nextTo tiles.Field
 	lays, tos := legalOn(tb, "P1", 1)
@@ -728,7 +734,7 @@ func TestLoop_T3a_StonePassedOverACardUnseen(t *testing.T) {
 	if next.Player == "" {
 		t.Fatal("no place at stone 1 on the first card away from where it stood")
 	}
-	named := seenLay(1000, first[0])
+	named := seenLay(1000, first)
 	named.Stone = 1
 	l.tick(1000)
 	l.apply([]tiles.Observation{named})
@@ -753,12 +759,7 @@ func TestLoop_T3a_StonePassedOverACardUnseen(t *testing.T) {
 // called, and the round is scored as simulated.
 func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
-		var events []tilesim.Event
-		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+		res, events, stop := stoppedRound(t, seed)
 		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player || events[stop-1].Violation != nil {
 			continue
 		}

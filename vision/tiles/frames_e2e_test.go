@@ -137,61 +137,16 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 	for _, mt := range matches {
 		seed := mt.seed
 		events, sc := stagedMatch(t, tilesim.Config{Players: 4, Seed: seed, Rounds: int(mt.rounds), ErrorRate: e2eErrors})
-		players, frameOf := events[0].Players, framesOf(events[0].Players)
+		frameOf := framesOf(events[0].Players)
 		mat := gocv.NewMat()
 		for i, e := range events {
 			if e.Kind != tilesim.EvRound {
 				continue
 			}
-			// the round's cards, the stones where they end, and its end
-			type card struct {
-				player  string
-				fields  []tiles.Field
-				covered bool
-			}
-			var laid []*card
-			stones := slices.Clone(e.Stones)
-			end := int64(-1)
-			for _, n := range events[i+1:] {
-				if n.Kind == tilesim.EvRoundEnd {
-					end = n.TimeMS
-					break
-				}
-				if n.Kind != tilesim.EvLay && n.Kind != tilesim.EvJoker {
-					continue
-				}
-				for _, c := range laid {
-					for _, f := range n.Fields {
-						c.covered = c.covered || slices.Contains(c.fields, f)
-					}
-				}
-				if n.Kind == tilesim.EvLay {
-					laid = append(laid, &card{player: n.Player, fields: n.Fields})
-					if n.StoneTo != nil && n.Stone >= 1 {
-						stones[n.Stone-1] = *n.StoneTo
-					}
-				} else if n.Stone >= 1 {
-					stones[n.Stone-1] = n.Fields[0]
-				}
-			}
-			if end < 0 {
-				t.Fatalf("seed %d: a round without its end", seed)
-			}
-			w := NewWatcher(Config{Players: players})
-			for _, tm := range []int64{e.TimeMS, e.TimeMS + 300, end + 1500} {
-				if _, err := sc.Render(tm, &mat); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := w.Feed(mat, tm); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if w.Board() == nil {
-				t.Fatalf("seed %d round %d: no board found", seed, e.Round)
-			}
+			laid, stones, w := roundAtItsEnd(t, events, i, sc, &mat)
 			for _, c := range laid {
 				f, g := c.fields[0], c.fields[1]
-				if c.covered || slices.Contains(stones, f) || slices.Contains(stones, g) ||
+				if len(c.covered) > 0 || slices.Contains(stones, f) || slices.Contains(stones, g) ||
 					w.smp.look(w.pix, f).kind != lookCard || w.smp.look(w.pix, g).kind != lookCard {
 					continue
 				}
@@ -227,67 +182,21 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 
 // T2c: a card whose one half another card covers is read from the frame
 // round its other half alone (the covered half masked, as coveredOwner
-// reads it), as
-// its owner's style, or not at all: never as another's. The cards are
-// those covered in 4-player matches with many wrong plays (a third),
-// read at each round's end where the half left is in full view.
+// reads it), as its owner's style, or not at all: never as another's.
+// The cards are those covered in 4-player matches with many wrong plays
+// (a third), read at each round's end where the half left is in full
+// view.
 func TestTilesVision_T2c_CoveredCardFramesReadOrUnsure(t *testing.T) {
 	read, cards := 0, 0
 	for seed := uint64(201); seed <= 212; seed++ {
 		events, sc := stagedMatch(t, tilesim.Config{Players: 4, Seed: seed, Rounds: 2, ErrorRate: 0.33})
-		players, frameOf := events[0].Players, framesOf(events[0].Players)
+		frameOf := framesOf(events[0].Players)
 		mat := gocv.NewMat()
 		for i, e := range events {
 			if e.Kind != tilesim.EvRound {
 				continue
 			}
-			type card struct {
-				player  string
-				fields  []tiles.Field
-				covered []tiles.Field
-			}
-			var laid []*card
-			stones := slices.Clone(e.Stones)
-			end := int64(-1)
-			for _, n := range events[i+1:] {
-				if n.Kind == tilesim.EvRoundEnd {
-					end = n.TimeMS
-					break
-				}
-				if n.Kind != tilesim.EvLay && n.Kind != tilesim.EvJoker {
-					continue
-				}
-				for _, c := range laid {
-					for _, f := range n.Fields {
-						if slices.Contains(c.fields, f) {
-							c.covered = append(c.covered, f)
-						}
-					}
-				}
-				if n.Kind == tilesim.EvLay {
-					laid = append(laid, &card{player: n.Player, fields: n.Fields})
-					if n.StoneTo != nil && n.Stone >= 1 {
-						stones[n.Stone-1] = *n.StoneTo
-					}
-				} else if n.Stone >= 1 {
-					stones[n.Stone-1] = n.Fields[0]
-				}
-			}
-			if end < 0 {
-				t.Fatalf("seed %d: a round without its end", seed)
-			}
-			w := NewWatcher(Config{Players: players})
-			for _, tm := range []int64{e.TimeMS, e.TimeMS + 300, end + 1500} {
-				if _, err := sc.Render(tm, &mat); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := w.Feed(mat, tm); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if w.Board() == nil {
-				t.Fatalf("seed %d round %d: no board found", seed, e.Round)
-			}
+			laid, stones, w := roundAtItsEnd(t, events, i, sc, &mat)
 			for _, c := range laid {
 				if len(c.covered) != 1 {
 					continue
@@ -320,6 +229,65 @@ func TestTilesVision_T2c_CoveredCardFramesReadOrUnsure(t *testing.T) {
 	if cards < 50 || read < cards*95/100 {
 		t.Errorf("%d of %d covered cards read, want at least 95%% of at least 50", read, cards)
 	}
+}
+
+// laidCard is a card of a simulated round, with its fields that later
+// pieces covered.
+type laidCard struct {
+	player  string
+	fields  []tiles.Field
+	covered []tiles.Field
+}
+
+// roundAtItsEnd replays the round that events[i] begins: its cards, the
+// fields its stones end on, and a watcher that found its board and was
+// shown the table 1.5 s after the round's end.
+func roundAtItsEnd(t *testing.T, events []tilesim.Event, i int, sc *rtiles.Scene, mat *gocv.Mat) ([]*laidCard, []tiles.Field, *Watcher) {
+	t.Helper()
+	e := events[i]
+	var laid []*laidCard
+	stones := slices.Clone(e.Stones)
+	end := int64(-1)
+	for _, n := range events[i+1:] {
+		if n.Kind == tilesim.EvRoundEnd {
+			end = n.TimeMS
+			break
+		}
+		if n.Kind != tilesim.EvLay && n.Kind != tilesim.EvJoker {
+			continue
+		}
+		for _, c := range laid {
+			for _, f := range n.Fields {
+				if slices.Contains(c.fields, f) {
+					c.covered = append(c.covered, f)
+				}
+			}
+		}
+		if n.Kind == tilesim.EvLay {
+			laid = append(laid, &laidCard{player: n.Player, fields: n.Fields})
+			if n.StoneTo != nil && n.Stone >= 1 {
+				stones[n.Stone-1] = *n.StoneTo
+			}
+		} else if n.Stone >= 1 {
+			stones[n.Stone-1] = n.Fields[0]
+		}
+	}
+	if end < 0 {
+		t.Fatalf("round %d without its end", e.Round)
+	}
+	w := NewWatcher(Config{Players: events[0].Players})
+	for _, tm := range []int64{e.TimeMS, e.TimeMS + 300, end + 1500} {
+		if _, err := sc.Render(tm, mat); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Feed(*mat, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Board() == nil {
+		t.Fatalf("round %d: no board found", e.Round)
+	}
+	return laid, stones, w
 }
 
 // stagedMatch simulates a match and stages it for rendering as the e2e
