@@ -286,6 +286,10 @@ func TestWHIP_OnePublisherAtATime(t *testing.T) {
 	ts := startServer(t, whipConfig(ing), nil)
 	a := mustDialCamera(t, ts, nil)
 	waitConnected(t, a)
+	// The client may see the connection up before the server does; a
+	// camera that leaves before the server saw it connected is not
+	// counted, so wait for the server too.
+	waitFor(t, 5*time.Second, "the first camera to be live", func() bool { return ts.IngestStats().Live })
 	if _, err := dialCamera(context.Background(), ts, testCameraToken, nil); statusCode(err) != http.StatusConflict {
 		t.Fatalf("a second publisher: %v, want 409", err)
 	}
@@ -298,6 +302,7 @@ func TestWHIP_OnePublisherAtATime(t *testing.T) {
 	}
 	b := mustDialCamera(t, ts, func(o *whipclient.Options) { o.UDPConn = bSock })
 	waitConnected(t, b)
+	waitFor(t, 5*time.Second, "the second camera to be live", func() bool { return ts.IngestStats().Live })
 	go publishFor(t, b, 320, 180, color.RGBA{30, 160, 30, 255}, 2*time.Second)
 	ing.waitPicture(t, 10*time.Second, "a picture from the second camera", func(seenPicture) bool { return true })
 
