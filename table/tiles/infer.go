@@ -319,10 +319,7 @@ func (l *Loop) release() {
 		if !w.held || l.mustHold(w.card, i) {
 			continue
 		}
-		if !l.give(w, w.card) {
-			l.lastUnmoved(w) // no stone to await (refused, late, none)
-			l.waiting = slices.Delete(l.waiting, i, i+1)
-		} else if l.takeLast(w) {
+		if !l.give(w, w.card) || l.takeLast(w) { // no stone to await (refused, late, none), or the last card
 			l.waiting = slices.Delete(l.waiting, i, i+1)
 		}
 		i = -1 // from the start: the stones have changed
@@ -349,7 +346,6 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 			l.checkStale(card, stone.Stone)
 		}
 		if !l.give(w, card) {
-			l.lastUnmoved(w)
 			return
 		}
 		if l.takeLast(w) && stone == nil {
@@ -367,7 +363,8 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 
 // give sends a card to the referee and notes its verdict in w; it
 // reports whether the card's stone is to move (a card judged, not late
-// or refused).
+// or refused). A judged card that moves no stone may still be its
+// player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	before := l.ref.State().Stones
 	v, err := l.send(card)
@@ -376,6 +373,7 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	}
 	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status})
 	if v.Status == tiles.StatusLate || v.Stone < 1 || v.Stone > tiles.Stones {
+		l.lastUnmoved(w) // a card beside no stone (T2b) may still be the last
 		return false
 	}
 	w.held, w.v, w.from = false, v, before[v.Stone-1].At
@@ -388,11 +386,7 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 // since.
 func (l *Loop) lay(o tiles.Observation, since int64) {
 	w := &waiting{card: o, since: since}
-	if !l.give(w, o) {
-		l.lastUnmoved(w)
-		return
-	}
-	if !l.takeLast(w) {
+	if l.give(w, o) && !l.takeLast(w) {
 		l.waiting = append(l.waiting, w)
 	}
 }
