@@ -28,7 +28,8 @@ type piece struct {
 // stone goes to the referee at once, which then waits for that stone's
 // move; a card that may relocate a blocked stone (T3b), lies beside
 // several stones or near a card still waiting is held until a stone
-// moves onto it (mustHold). A move not seen is assumed by the rules only
+// moves onto it (mustHold); a card seen after a held one waits for it
+// (the order says who blocked a stone, T3b). A move not seen is assumed by the rules only
 // when something needs the stone where it will be: the round's end, or
 // StoneWaitMS gone by; without it, every later card at the stone would be
 // judged against a stone no longer there. A card that was its player's
@@ -36,6 +37,15 @@ type piece struct {
 // cards left and the round's end; what comes meanwhile waits. A round not
 // scored when the next board appears ends as nobody able to lay (T6a).
 func (l *Loop) apply(obs []tiles.Observation) {
+	// Held cards are released after the whole batch: a card in it may
+	// have been seen before them.
+	l.applying++
+	defer func() {
+		if l.applying--; l.applying == 0 && l.releaseDue {
+			l.releaseDue = false
+			l.release()
+		}
+	}()
 	for _, o := range l.order(obs) {
 		switch o.Kind {
 		case tiles.ObsLay, tiles.ObsStone, tiles.ObsJoker:
@@ -56,8 +66,8 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		switch o.Kind {
 		case tiles.ObsLay:
 			l.flushBeside(o.Fields)
-			if l.mustHold(o, len(l.waiting)) {
-				l.waiting = append(l.waiting, &waiting{card: o, since: max(o.TimeMS, l.now), held: true, last: l.lastCard(o)})
+			if i := l.place(o); l.mustHold(o, i) {
+				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: max(o.TimeMS, l.now), held: true, last: l.lastCard(o)})
 			} else {
 				l.lay(o, max(o.TimeMS, l.now))
 			}
@@ -176,6 +186,9 @@ type waiting struct {
 	moved bool // the finisher: its stone's move was given
 	v     tiles.Verdict
 	from  tiles.Field
+	// stone is the move seen onto a held card that waits for a card seen
+	// before it
+	stone *tiles.Observation
 }
 
 // under reports whether stone o moved onto w's card.
@@ -236,6 +249,10 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
+			if w.held && l.seenAfterHeld(i) {
+				w.stone = &o // given with its card, in the order seen (release)
+				return true
+			}
 			l.passedOver(i, o)
 			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
 			l.settle(w, &o)
@@ -244,6 +261,12 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 		}
 	}
 	return false
+}
+
+// seenAfterHeld reports whether a held card the camera saw before the
+// i-th waiting one waits before it.
+func (l *Loop) seenAfterHeld(i int) bool {
+	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool { return e.held && seenBefore(e.card, l.waiting[i].card) })
 }
 
 // passedOver settles, with the moves the rules make, the cards waiting
@@ -268,15 +291,33 @@ func (l *Loop) passedOver(i int, o tiles.Observation) {
 	}
 }
 
+// place is where card o goes among the waiting cards: after those the
+// camera saw first, but never before one the referee has judged.
+func (l *Loop) place(o tiles.Observation) int {
+	i := len(l.waiting)
+	for i > 0 && l.waiting[i-1].held && seenBefore(o, l.waiting[i-1].card) {
+		i--
+	}
+	return i
+}
+
+// seenBefore reports whether the camera first saw a before b (both
+// known).
+func seenBefore(a, b tiles.Observation) bool {
+	return a.SeenMS != 0 && b.SeenMS != 0 && a.SeenMS < b.SeenMS
+}
+
 // mustHold reports whether card o waits for its stone: the watcher did
 // not name it and o lies beside several stones, or beside none and its
 // player may owe a blocked one (which one moves onto it says); or o lies
 // by one of the first n waiting cards or at its stone (where the stones
 // stand is not known until that card's stone has moved), or one of them
-// that is held may be its player's last (what comes after is late, T5a).
+// that is held may be its player's last (what comes after is late, T5a)
+// or was seen before o: held cards go to the referee in the order seen,
+// which says who blocked a stone (T3b) and so who may relocate it.
 func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	for _, w := range l.waiting[:n] {
-		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && w.last) {
+		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && (w.last || seenBefore(w.card, o))) {
 			return true
 		}
 	}
@@ -314,12 +355,20 @@ func owes(stones [tiles.Stones]tiles.StoneView, player string) bool {
 // release gives the referee the held cards that need not wait any more:
 // the stones they lie by are known now.
 func (l *Loop) release() {
+	if l.applying > 0 {
+		l.releaseDue = true // at the batch's end
+		return
+	}
 	for i := 0; i < len(l.waiting) && l.finisher == nil; i++ {
 		w := l.waiting[i]
 		if !w.held || l.mustHold(w.card, i) {
 			continue
 		}
-		if !l.give(w, w.card) || l.takeLast(w) { // no stone to await (refused, late, none), or the last card
+		switch {
+		case w.stone != nil: // its stone's move seen already
+			l.waiting = slices.Delete(l.waiting, i, i+1)
+			l.settle(w, w.stone)
+		case !l.give(w, w.card) || l.takeLast(w): // no stone to await (refused, late, none), or the last card
 			l.waiting = slices.Delete(l.waiting, i, i+1)
 		}
 		i = -1 // from the start: the stones have changed
@@ -331,7 +380,7 @@ func (l *Loop) settleAll() {
 	ws := l.waiting
 	l.waiting = nil
 	for _, w := range ws {
-		l.settle(w, nil)
+		l.settle(w, w.stone)
 	}
 }
 
@@ -458,7 +507,7 @@ func (l *Loop) finish() {
 	for _, w := range ws {
 		switch {
 		case w.card.TimeMS <= fin.card.TimeMS:
-			l.settle(w, nil)
+			l.settle(w, w.stone)
 		case w.held:
 			after = append(after, w.card) // seen after the last card: late
 		}
@@ -633,7 +682,7 @@ func (l *Loop) tick(tMS int64) {
 		}
 		w := l.waiting[i]
 		l.waiting = slices.Delete(l.waiting, i, i+1)
-		l.settle(w, nil)
+		l.settle(w, w.stone)
 		l.release()
 	}
 }

@@ -116,6 +116,8 @@ type Loop struct {
 	status     string
 	now        int64 // the latest frame's time
 	lastPlay   int64 // the latest card, joker or stone's move seen, or the round's start
+	applying   int   // apply's depth: release waits for the batch's end
+	releaseDue bool
 }
 
 // New makes a loop for the players and settings (checked as the referee

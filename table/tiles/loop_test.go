@@ -800,3 +800,78 @@ func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T)
 	}
 	t.Fatal("no simulated round ends with the finisher's legal card just before the stop")
 }
+
+// TestLoop_T3b_HeldCardsJudgedInTheOrderSeen: a card that relocates a
+// blocked stone (T3b) is held until the stone is seen on it; a card the
+// camera saw after it, reported with its stone before the relocated
+// stone was seen, waits for it. Who blocked a stone, and so who may
+// relocate it, depends on that order. The round is scored as the
+// simulator did, nothing is called wrong.
+func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		var events []tilesim.Event
+		res, err := tilesim.Run(tilesim.Config{Players: 4, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Violation != nil }) {
+			continue
+		}
+		ref := tiles.New()
+		var vs []Verdict
+		l, err := New(Config{Players: tiles.DefaultPlayers(4), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		camera := func(e tilesim.Event, tMS int64) []tiles.Observation {
+			obs := seen(e)
+			for i := range obs {
+				obs[i].TimeMS = tMS
+				if obs[i].Kind == tiles.ObsLay {
+					obs[i].SeenMS = e.TimeMS
+				}
+			}
+			return obs
+		}
+		var reloc, next tilesim.Event
+		for i := 0; i < len(events); i++ {
+			e := events[i]
+			l.tick(e.TimeMS)
+			if reloc.Player == "" && i+1 < len(events) && e.Kind == tilesim.EvLay && e.StoneTo != nil &&
+				ref.State().Stones[e.Stone-1].Owed == e.Player && len(stonesBeside(ref.State().Stones, e.Fields)) == 0 && events[i+1].Kind == tilesim.EvLay &&
+				events[i+1].StoneTo != nil && events[i+1].Stone != e.Stone {
+				reloc, next = e, events[i+1]
+				l.apply(camera(reloc, reloc.TimeMS)[:1]) // the relocated stone not seen yet
+				l.tick(next.TimeMS)
+				l.apply(camera(next, next.TimeMS)) // seen after, its stone at once
+				l.tick(next.TimeMS + 1000)
+				l.apply(camera(reloc, next.TimeMS+1000)[1:])
+				i++
+				continue
+			}
+			l.apply(camera(e, e.TimeMS))
+		}
+		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+		l.Close()
+		if reloc.Player == "" {
+			continue
+		}
+		var order []string
+		for _, v := range vs {
+			if v.Obs.Kind == tiles.ObsLay && (v.Obs.SeenMS == reloc.TimeMS || v.Obs.SeenMS == next.TimeMS) {
+				order = append(order, v.Obs.Player)
+			}
+			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+				t.Errorf("seed %d: %s at %d: %s %v", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+			}
+		}
+		if want := []string{reloc.Player, next.Player}; !slices.Equal(order, want) {
+			t.Errorf("seed %d: cards judged in the order %v, want %v (the order seen)", seed, order, want)
+		}
+		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
+		}
+		return
+	}
+	t.Fatal("no simulated 4-player round without wrong plays relocates a stone")
+}
