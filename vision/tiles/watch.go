@@ -414,7 +414,11 @@ func (w *Watcher) matchStones(tMS int64) {
 				return 1 // onto its nearer colour: a wrong move, likelier not
 			}
 			if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
-				return min(irregular(v), 1) // a way by the rules is likelier
+				n := irregular(v)
+				if touch(v[len(v)-1].at, f) {
+					n++ // on from the last stop onto the nearer colour
+				}
+				return min(n, 1) // a way by the rules is likelier
 			}
 		}
 		// A stone moving onto a card away from its field relocates (T3b):

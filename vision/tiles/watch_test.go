@@ -384,6 +384,39 @@ func TestTilesVision_T3a_StonesPairedOnTheFartherColour(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_WayEndingOnTheNearerColourWaits: a stone seen on
+// a new card's half beside the field it left last on its way (over a card
+// laid at it) went onto the nearer colour, a wrong move (T3a): that
+// pairing is not taken at once while another stone, beside the card's
+// other half, may yet be seen leaving; when it is, it is the one paired
+// (dev 765: a legal card called T3a).
+func TestTilesVision_T3a_WayEndingOnTheNearerColourWaits(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, blue, red, yellow := classColour[pxGreen], classColour[pxBlue], classColour[pxRed], classColour[pxYellow]
+	w := boardSeen(12, green)
+	w.stones = [tiles.Stones]tiles.Field{f(6, 7), f(0, 5), f(11, 0), f(4, 8)}
+	for _, s := range w.stones[1:] {
+		w.believe(s, look{kind: lookStone, colour: green, open: -1})
+	}
+	// stone 1 left (6,7); the card (6,8)-(6,9) laid at it, then (5,8)-(5,9)
+	// with a stone on (5,9)
+	w.believe(f(6, 7), look{kind: lookCard, colour: green, open: sideTo(f(6, 7), f(6, 6))})
+	w.believe(f(6, 8), look{kind: lookCard, colour: blue, open: sideTo(f(6, 8), f(6, 9))})
+	w.believe(f(6, 9), look{kind: lookCard, colour: red, open: sideTo(f(6, 9), f(6, 8))})
+	w.believe(f(5, 8), look{kind: lookCard, colour: red, open: sideTo(f(5, 8), f(5, 9))})
+	w.believe(f(5, 9), look{kind: lookStone, colour: yellow, open: -1})
+	w.halves[f(6, 8)], w.halves[f(6, 9)], w.halves[f(5, 8)] = 900, 900, 1000
+	w.matchStones(1100)
+	if len(w.items) != 0 {
+		t.Fatalf("moves %v at once, want none while stone 4 may leave", w.items)
+	}
+	w.believe(f(4, 8), look{kind: lookCard, colour: green, open: sideTo(f(4, 8), f(3, 8))})
+	w.matchStones(1150)
+	if len(w.items) != 1 || w.items[0].stone != 3 || w.items[0].to != f(5, 9) {
+		t.Errorf("moves %v, want stone 4 to (5,9)", w.items)
+	}
+}
+
 // boardSeen is a watcher that has found an n x n board of one colour,
 // every field free as far as it believes, nothing reported on it.
 func boardSeen(n int, colour tiles.Colour) *Watcher {
