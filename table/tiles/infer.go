@@ -142,6 +142,7 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 			}
 		}
 	}
+	afterJokers(out)
 	moved := map[[3]int64]bool{} // by time and first field: each card once
 	for i := 0; i < len(out); i++ {
 		o := out[i]
@@ -166,6 +167,32 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 		}
 	}
 	return out
+}
+
+// afterJokers puts a card after a joker seen with it that it lies
+// beside, and after the stone's move onto that joker: the stone went
+// over the joker onto the card (T4).
+func afterJokers(out []tiles.Observation) {
+	for i := 0; i < len(out); i++ {
+		o := out[i]
+		if o.Kind != tiles.ObsLay {
+			continue
+		}
+		last := -1
+		var joker tiles.Field
+		for j := i + 1; j < len(out); j++ {
+			switch c := out[j]; {
+			case c.Kind == tiles.ObsJoker && len(c.Fields) == 1 && slices.ContainsFunc(o.Fields, c.Fields[0].Adjacent):
+				last, joker = j, c.Fields[0]
+			case last >= 0 && c.Kind == tiles.ObsStone && len(c.Fields) == 1 && c.Fields[0] == joker:
+				last = j
+			}
+		}
+		if last > i {
+			moveAfter(out, i, last)
+			i-- // the observation now at i is another
+		}
+	}
 }
 
 // moveAfter moves out[i] to j (> i), the ones between one step forward.

@@ -875,3 +875,64 @@ func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 	}
 	t.Fatal("no simulated 4-player round without wrong plays relocates a stone")
 }
+
+// TestLoop_T4_CardReportedWithTheJokerItFollows: the camera reports in one
+// frame a card and, after it, the joker beside it with the stone's move
+// onto that joker, then the stone's move onto the card (the hand hid the
+// joker until the card was down). The stone went over the joker onto the
+// card: the card is judged after both, nothing is called wrong, and the
+// round is scored as the simulator did.
+func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		var events []tilesim.Event
+		res, err := tilesim.Run(tilesim.Config{Players: 3, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Violation != nil }) {
+			continue
+		}
+		k := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvJoker })
+		if k < 0 {
+			continue
+		}
+		n := k + 1 + slices.IndexFunc(events[k+1:], func(e tilesim.Event) bool { return e.Kind == tilesim.EvLay && e.Stone == events[k].Stone })
+		if n == k || events[n].Player != events[k].Player {
+			continue
+		}
+		ref := tiles.New()
+		var vs []Verdict
+		l, err := New(Config{Players: tiles.DefaultPlayers(3), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(events); i++ {
+			e := events[i]
+			l.tick(e.TimeMS)
+			switch i {
+			case k:
+				continue // hidden by the hand until the card is down
+			case n:
+				card, joker := seen(e), seen(events[k])
+				for j := range joker {
+					joker[j].TimeMS = e.TimeMS
+				}
+				l.apply([]tiles.Observation{card[0], joker[0], joker[1], card[1]})
+				continue
+			}
+			l.apply(seen(e))
+		}
+		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+		l.Close()
+		for _, v := range vs {
+			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+				t.Errorf("seed %d: %s at %d: %s %v", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+			}
+		}
+		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
+		}
+		return
+	}
+	t.Fatal("no simulated 3-player round without wrong plays has a joker and its player's card next at its stone")
+}

@@ -1146,13 +1146,30 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 	it.done = true
 }
 
+// besideNewJoker reports whether a card seen whole lies beside a joker
+// seen before it, or with it, whose stone has not come yet: the stone
+// goes over the joker onto the card (T4), and the card is judged after
+// the joker.
+func (w *Watcher) besideNewJoker(it *item) bool {
+	if it.move {
+		return false
+	}
+	for j, t0 := range w.jokers {
+		if t0 <= it.seen+500 && (touch(j, it.halves[0]) || touch(j, it.halves[1])) {
+			return true
+		}
+	}
+	return false
+}
+
 // emit returns the observations of the items done, in the order seen: an
-// item still being read holds back those after it.
+// item still being read, or a card beside a joker awaiting its stone,
+// holds back those after it.
 func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	var out []tiles.Observation
 	n := 0
 	for _, it := range w.items {
-		if !it.done {
+		if !it.done || w.besideNewJoker(it) {
 			break
 		}
 		out = append(out, it.obs...)

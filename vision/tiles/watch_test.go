@@ -417,6 +417,31 @@ func TestTilesVision_T3a_WayEndingOnTheNearerColourWaits(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T4_CardBesideAWaitingJokerWaits: a card seen whole
+// beside a joker seen with it, whose stone has not come yet, is held
+// back: the stone goes over the joker onto the card, which is judged
+// after the joker (dev 761: a finisher's last card called T2d). A joker
+// seen later does not hold it.
+func TestTilesVision_T4_CardBesideAWaitingJokerWaits(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, c := range []struct {
+		jokerSeen int64
+		held      bool
+	}{{1100, true}, {1000 + 501, false}} {
+		w := boardSeen(12, classColour[pxGreen])
+		card := tiles.Observation{Kind: tiles.ObsLay, Fields: []tiles.Field{f(6, 7), f(6, 8)}, By: "camera"}
+		w.items = []*item{{t: 1000, seen: 1000, halves: [2]tiles.Field{f(6, 7), f(6, 8)}, done: true, obs: []tiles.Observation{card}}}
+		w.jokers[f(6, 9)] = c.jokerSeen
+		if got := w.emit(1200); (len(got) == 0) != c.held {
+			t.Errorf("joker seen at %d: emitted %v, want held %v", c.jokerSeen, got, c.held)
+		}
+		delete(w.jokers, f(6, 9)) // reported with its stone
+		if got := w.emit(1300); c.held && len(got) != 1 {
+			t.Errorf("joker reported: emitted %v, want the card", got)
+		}
+	}
+}
+
 // boardSeen is a watcher that has found an n x n board of one colour,
 // every field free as far as it believes, nothing reported on it.
 func boardSeen(n int, colour tiles.Colour) *Watcher {
