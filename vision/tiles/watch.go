@@ -420,6 +420,9 @@ func (w *Watcher) matchStones(tMS int64) {
 				}
 				return min(n, 1) // a way by the rules is likelier
 			}
+			if corner(a, p) || corner(a, f) {
+				return 1 // a card meeting the stone's field at a corner: a wrong play (T2d)
+			}
 		}
 		// A stone moving onto a card away from its field relocates (T3b):
 		// it was blocked, and it is taken up as soon as the card is down.
@@ -442,7 +445,7 @@ func (w *Watcher) matchStones(tMS int64) {
 	}
 	for _, pr := range cheapest(c) {
 		i, f := gone[pr[0]], came[pr[1]]
-		sure := c[pr[0]][pr[1]] == 0 && w.oneStoneBeside(f)
+		sure := c[pr[0]][pr[1]] == 0 && w.oneStoneBeside(f) && !w.otherCardBeside(w.stones[i], f, tMS)
 		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) {
 			continue
 		}
@@ -532,6 +535,25 @@ func (w *Watcher) oneStoneBeside(f tiles.Field) bool {
 		}
 	}
 	return n == 1
+}
+
+// otherCardBeside reports whether a new card other than the one under a
+// stone come onto f (a half not paired yet, or a card seen whole lately
+// that no stone came onto) touches field s: the stone that left s may be
+// on its way there, not yet seen.
+func (w *Watcher) otherCardBeside(s, f tiles.Field, tMS int64) bool {
+	p, _ := w.partnerHalf(f)
+	for h := range w.halves {
+		if h != p && h != f && touch(s, h) {
+			return true
+		}
+	}
+	for _, pr := range w.pairs {
+		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !slices.Contains(pr.halves[:], f) && (touch(s, pr.halves[0]) || touch(s, pr.halves[1])) {
+			return true
+		}
+	}
+	return false
 }
 
 // newPieceAt reports whether a stone on f stands on something new: a
@@ -626,6 +648,9 @@ func (w *Watcher) after(x, it *item) bool {
 
 // touch reports whether fields a and b share an edge.
 func touch(a, b tiles.Field) bool { return abs(a.X-b.X)+abs(a.Y-b.Y) == 1 }
+
+// corner reports whether fields a and b meet at a corner only.
+func corner(a, b tiles.Field) bool { return abs(a.X-b.X) == 1 && abs(a.Y-b.Y) == 1 }
 
 func abs(x int) int {
 	if x < 0 {

@@ -417,6 +417,44 @@ func TestTilesVision_T3a_WayEndingOnTheNearerColourWaits(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_StoneBesideAnotherNewCardWaits: two stones leave
+// (3,4) and (3,5). A stone comes onto (2,6), the card (2,5)-(2,6) beside
+// (3,5); but a new card (3,6)-(3,7) lies beside (3,5) too, its stone not
+// seen yet: the pairing waits. When the other stone is seen on (3,7),
+// the stone from (3,5) went there and the one from (3,4) onto the card
+// meeting its field at a corner (a wrong play, T2d), not the other way
+// round (dev 763: a legal card called T3a).
+func TestTilesVision_T3a_StoneBesideAnotherNewCardWaits(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, blue, red, yellow := classColour[pxGreen], classColour[pxBlue], classColour[pxRed], classColour[pxYellow]
+	w := boardSeen(12, green)
+	w.stones = [tiles.Stones]tiles.Field{f(11, 0), f(3, 4), f(3, 5), f(11, 11)}
+	w.believe(f(11, 0), look{kind: lookStone, colour: green, open: -1})
+	w.believe(f(11, 11), look{kind: lookStone, colour: green, open: -1})
+	w.believe(f(3, 4), look{kind: lookCard, colour: red, open: sideTo(f(3, 4), f(4, 4))})
+	w.believe(f(3, 5), look{kind: lookCard, colour: green, open: sideTo(f(3, 5), f(4, 5))})
+	w.believe(f(2, 5), look{kind: lookCard, colour: red, open: sideTo(f(2, 5), f(2, 6))})
+	w.believe(f(2, 6), look{kind: lookStone, colour: blue, open: -1})
+	w.believe(f(3, 6), look{kind: lookCard, colour: yellow, open: sideTo(f(3, 6), f(3, 7))})
+	w.believe(f(3, 7), look{kind: lookCard, colour: blue, open: sideTo(f(3, 7), f(3, 6))})
+	w.halves[f(2, 5)], w.halves[f(3, 6)], w.halves[f(3, 7)] = 1000, 1000, 1000
+	w.matchStones(1100)
+	if len(w.items) != 0 {
+		t.Fatalf("moves %v at once, want none while a new card lies beside (3,5) too", w.items)
+	}
+	delete(w.halves, f(3, 7))
+	w.believe(f(3, 7), look{kind: lookStone, colour: blue, open: -1})
+	w.matchStones(1200)
+	w.matchStones(1200 + 1500)
+	got := map[int]tiles.Field{}
+	for _, it := range w.items {
+		got[it.stone] = it.to
+	}
+	if len(w.items) != 2 || got[1] != f(2, 6) || got[2] != f(3, 7) {
+		t.Errorf("moves %v, want stone 2 to (2,6) and stone 3 to (3,7)", w.items)
+	}
+}
+
 // TestTilesVision_T4_CardBesideAWaitingJokerWaits: a card seen whole
 // beside a joker seen with it, whose stone has not come yet, is held
 // back: the stone goes over the joker onto the card, which is judged
