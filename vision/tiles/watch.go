@@ -404,39 +404,11 @@ func (w *Watcher) matchStones(tMS int64) {
 	if len(gone) == 0 || len(came) == 0 {
 		return
 	}
-	cost := func(i int, f tiles.Field) int {
-		a := w.stones[i]
-		if p, ok := w.partnerHalf(f); ok {
-			switch {
-			case touch(a, p):
-				return 0 // onto the card's farther colour (T3a)
-			case touch(a, f):
-				return 1 // onto its nearer colour: a wrong move, likelier not
-			}
-			if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
-				n := irregular(v)
-				if touch(v[len(v)-1].at, f) {
-					n++ // on from the last stop onto the nearer colour
-				}
-				return min(n, 1) // a way by the rules is likelier
-			}
-			if corner(a, p) || corner(a, f) {
-				return 1 // a card meeting the stone's field at a corner: a wrong play (T2d)
-			}
-		}
-		// A stone moving onto a card away from its field relocates (T3b):
-		// it was blocked, and it is taken up as soon as the card is down.
-		c := 1 + int(math.Abs(float64(w.goneSince[i]-w.cardSeen(f, tMS)-100))/50)
-		if !w.blocked(a) {
-			c += 10
-		}
-		return c
-	}
 	c := make([][]int, len(gone))
 	for i, s := range gone {
 		c[i] = make([]int, len(came))
 		for j, f := range came {
-			c[i][j] = cost(s, f)
+			c[i][j] = w.moveCost(s, f, tMS)
 		}
 	}
 	wait := int64(700)
@@ -454,6 +426,37 @@ func (w *Watcher) matchStones(tMS int64) {
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
+}
+
+// moveCost is how unlikely stone i's move onto f is: 0 by the rules,
+// 1 a wrong move or play, more for a relocation (T3b).
+func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
+	a := w.stones[i]
+	if p, ok := w.partnerHalf(f); ok {
+		switch {
+		case touch(a, p):
+			return 0 // onto the card's farther colour (T3a)
+		case touch(a, f):
+			return 1 // onto its nearer colour: a wrong move, likelier not
+		}
+		if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
+			n := irregular(v)
+			if touch(v[len(v)-1].at, f) {
+				n++ // on from the last stop onto the nearer colour
+			}
+			return min(n, 1) // a way by the rules is likelier
+		}
+		if corner(a, p) || corner(a, f) {
+			return 1 // a card meeting the stone's field at a corner: a wrong play (T2d)
+		}
+	}
+	// A stone moving onto a card away from its field relocates (T3b):
+	// it was blocked, and it is taken up as soon as the card is down.
+	c := 1 + int(math.Abs(float64(w.goneSince[i]-w.cardSeen(f, tMS)-100))/50)
+	if !w.blocked(a) {
+		c += 10
+	}
+	return c
 }
 
 // stonesBack finds stones that left their field and came back to it
