@@ -453,30 +453,15 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 		}
 		for _, seenAfter := range []int64{0, CallDelayMS, CallDelayMS + 100} { // 0: seen before the last card
 			late := seenAfter > CallDelayMS
-			ref := tiles.New()
-			var vs []Verdict
-			l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			camera := func(e tilesim.Event, tMS int64) []tiles.Observation {
-				obs := seen(e)
-				for i := range obs {
-					obs[i].TimeMS = tMS
-					if obs[i].Kind == tiles.ObsLay {
-						obs[i].SeenMS = e.TimeMS
-					}
-				}
-				return obs
-			}
+			l, ref, vs := simLoop(t, 2, res.Settings)
 			for _, e := range events[:prev] {
 				l.tick(e.TimeMS)
-				l.apply(camera(e, e.TimeMS))
+				l.apply(cameraSaw(e, e.TimeMS))
 			}
 			t0 := events[last].TimeMS
 			l.tick(t0)
-			l.apply(camera(events[last], t0))
-			after := camera(events[prev], t0+3000) // its stone, or its frame, read seconds later
+			l.apply(cameraSaw(events[last], t0))
+			after := cameraSaw(events[prev], t0+3000) // its stone, or its frame, read seconds later
 			if seenAfter > 0 {
 				after[0].SeenMS = t0 + seenAfter
 			}
@@ -500,7 +485,7 @@ func TestLoop_T5a_CardSeenBeforeTheLastCountsThoughReportedAfter(t *testing.T) {
 			if !late && !sameScores(m.Rounds[0], res.Rounds[0]) {
 				t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds[0], res.Rounds[0])
 			}
-			for _, v := range vs {
+			for _, v := range *vs {
 				if v.Verdict.Status == tiles.StatusViolation {
 					t.Errorf("seed %d: called wrong: %s", seed, v.Verdict.Reason)
 				}
@@ -654,12 +639,7 @@ func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
 			continue
 		}
 		who := events[stop].Player
-		ref := tiles.New()
-		var vs []Verdict
-		l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, ref, vs := simLoop(t, 2, res.Settings)
 		for _, e := range events[:stop-1] {
 			l.tick(e.TimeMS)
 			l.apply(seen(e))
@@ -675,7 +655,7 @@ func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
 		l.tick(t0 + StoneWaitMS + StopGraceMS)
 		l.Close()
 		var called []tiles.Rule
-		for _, v := range vs {
+		for _, v := range *vs {
 			if v.Verdict.Status == tiles.StatusViolation {
 				called = append(called, v.Verdict.Rule)
 			}
@@ -763,12 +743,7 @@ func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T)
 		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player || events[stop-1].Violation != nil {
 			continue
 		}
-		ref := tiles.New()
-		var vs []Verdict
-		l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, ref, vs := simLoop(t, 2, res.Settings)
 		for _, e := range events[:stop] {
 			l.tick(e.TimeMS)
 			obs := seen(e)
@@ -788,7 +763,7 @@ func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T)
 		l.apply([]tiles.Observation{joker})
 		l.tick(last.TimeMS + SeenGraceMS + StopWaitMS)
 		l.Close()
-		for _, v := range vs {
+		for _, v := range *vs {
 			if v.Verdict.Status == tiles.StatusViolation {
 				t.Errorf("seed %d: called wrong: %s", seed, v.Verdict.Reason)
 			}
@@ -809,30 +784,11 @@ func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T)
 // simulator did, nothing is called wrong.
 func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
-		var events []tilesim.Event
-		res, err := tilesim.Run(tilesim.Config{Players: 4, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Violation != nil }) {
+		res, events, clean := cleanRound(t, 4, seed)
+		if !clean {
 			continue
 		}
-		ref := tiles.New()
-		var vs []Verdict
-		l, err := New(Config{Players: tiles.DefaultPlayers(4), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		camera := func(e tilesim.Event, tMS int64) []tiles.Observation {
-			obs := seen(e)
-			for i := range obs {
-				obs[i].TimeMS = tMS
-				if obs[i].Kind == tiles.ObsLay {
-					obs[i].SeenMS = e.TimeMS
-				}
-			}
-			return obs
-		}
+		l, ref, vs := simLoop(t, 4, res.Settings)
 		var reloc, next tilesim.Event
 		for i := 0; i < len(events); i++ {
 			e := events[i]
@@ -841,15 +797,15 @@ func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 				ref.State().Stones[e.Stone-1].Owed == e.Player && len(stonesBeside(ref.State().Stones, e.Fields)) == 0 && events[i+1].Kind == tilesim.EvLay &&
 				events[i+1].StoneTo != nil && events[i+1].Stone != e.Stone {
 				reloc, next = e, events[i+1]
-				l.apply(camera(reloc, reloc.TimeMS)[:1]) // the relocated stone not seen yet
+				l.apply(cameraSaw(reloc, reloc.TimeMS)[:1]) // the relocated stone not seen yet
 				l.tick(next.TimeMS)
-				l.apply(camera(next, next.TimeMS)) // seen after, its stone at once
+				l.apply(cameraSaw(next, next.TimeMS)) // seen after, its stone at once
 				l.tick(next.TimeMS + 1000)
-				l.apply(camera(reloc, next.TimeMS+1000)[1:])
+				l.apply(cameraSaw(reloc, next.TimeMS+1000)[1:])
 				i++
 				continue
 			}
-			l.apply(camera(e, e.TimeMS))
+			l.apply(cameraSaw(e, e.TimeMS))
 		}
 		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
 		l.Close()
@@ -857,20 +813,15 @@ func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 			continue
 		}
 		var order []string
-		for _, v := range vs {
+		for _, v := range *vs {
 			if v.Obs.Kind == tiles.ObsLay && (v.Obs.SeenMS == reloc.TimeMS || v.Obs.SeenMS == next.TimeMS) {
 				order = append(order, v.Obs.Player)
-			}
-			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-				t.Errorf("seed %d: %s at %d: %s %v", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
 			}
 		}
 		if want := []string{reloc.Player, next.Player}; !slices.Equal(order, want) {
 			t.Errorf("seed %d: cards judged in the order %v, want %v (the order seen)", seed, order, want)
 		}
-		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
-			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
-		}
+		scoredAsSimulated(t, seed, *vs, ref, res)
 		return
 	}
 	t.Fatal("no simulated 4-player round without wrong plays relocates a stone")
@@ -884,12 +835,8 @@ func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 // round is scored as the simulator did.
 func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
-		var events []tilesim.Event
-		res, err := tilesim.Run(tilesim.Config{Players: 3, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Violation != nil }) {
+		res, events, clean := cleanRound(t, 3, seed)
+		if !clean {
 			continue
 		}
 		k := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvJoker })
@@ -900,12 +847,7 @@ func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
 		if n == k || events[n].Player != events[k].Player {
 			continue
 		}
-		ref := tiles.New()
-		var vs []Verdict
-		l, err := New(Config{Players: tiles.DefaultPlayers(3), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, ref, vs := simLoop(t, 3, res.Settings)
 		for i := 0; i < len(events); i++ {
 			e := events[i]
 			l.tick(e.TimeMS)
@@ -924,15 +866,59 @@ func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
 		}
 		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
 		l.Close()
-		for _, v := range vs {
-			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-				t.Errorf("seed %d: %s at %d: %s %v", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-			}
-		}
-		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
-			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
-		}
+		scoredAsSimulated(t, seed, *vs, ref, res)
 		return
 	}
 	t.Fatal("no simulated 3-player round without wrong plays has a joker and its player's card next at its stone")
+}
+
+// simLoop is a loop for a table of players with settings s, and the
+// verdicts it gives, as they come.
+func simLoop(t *testing.T, players int, s tiles.Settings) (*Loop, *tiles.Referee, *[]Verdict) {
+	t.Helper()
+	ref := tiles.New()
+	var vs []Verdict
+	l, err := New(Config{Players: tiles.DefaultPlayers(players), Settings: s, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, ref, &vs
+}
+
+// cleanRound simulates one round of seed for players; clean reports
+// that no bot played wrongly in it.
+func cleanRound(t *testing.T, players int, seed uint64) (res tilesim.Result, events []tilesim.Event, clean bool) {
+	t.Helper()
+	res, err := tilesim.Run(tilesim.Config{Players: players, Seed: seed, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, events, !slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Violation != nil })
+}
+
+// cameraSaw is what the camera reports of e at tMS: its cards first seen
+// when laid.
+func cameraSaw(e tilesim.Event, tMS int64) []tiles.Observation {
+	obs := seen(e)
+	for i := range obs {
+		obs[i].TimeMS = tMS
+		if obs[i].Kind == tiles.ObsLay {
+			obs[i].SeenMS = e.TimeMS
+		}
+	}
+	return obs
+}
+
+// scoredAsSimulated checks that nothing was refused or called wrong and
+// that the round was scored as the simulator did.
+func scoredAsSimulated(t *testing.T, seed uint64, vs []Verdict, ref *tiles.Referee, res tilesim.Result) {
+	t.Helper()
+	for _, v := range vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("seed %d: %s at %d: %s %v", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+		t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
+	}
 }
