@@ -283,7 +283,7 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 			l.passedOver(i, o)
 			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
 			l.settle(w, &o)
-			l.release()
+			l.releaseDue = true // at the batch's end (apply)
 			return true
 		}
 	}
@@ -382,10 +382,6 @@ func owes(stones [tiles.Stones]tiles.StoneView, player string) bool {
 // release gives the referee the held cards that need not wait any more:
 // the stones they lie by are known now.
 func (l *Loop) release() {
-	if l.applying > 0 {
-		l.releaseDue = true // at the batch's end
-		return
-	}
 	for i := 0; i < len(l.waiting) && l.finisher == nil; i++ {
 		w := l.waiting[i]
 		if !w.held || l.mustHold(w.card, i) {
@@ -394,7 +390,7 @@ func (l *Loop) release() {
 		switch {
 		case w.stone != nil: // its stone's move seen already
 			l.waiting = slices.Delete(l.waiting, i, i+1)
-			l.settle(w, w.stone)
+			l.settle(w, nil)
 		case !l.give(w, w.card) || l.takeLast(w): // no stone to await (refused, late, none), or the last card
 			l.waiting = slices.Delete(l.waiting, i, i+1)
 		}
@@ -407,14 +403,18 @@ func (l *Loop) settleAll() {
 	ws := l.waiting
 	l.waiting = nil
 	for _, w := range ws {
-		l.settle(w, w.stone)
+		l.settle(w, nil)
 	}
 }
 
 // settle gives a waiting card to the referee if it was held, then its
-// stone's move: the one seen, or (nil) the one the rules make. A held
-// card that was its player's last becomes the finisher.
+// stone's move: the one seen (stone, or w.stone), or (nil) the one the
+// rules make. A held card that was its player's last becomes the
+// finisher.
 func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
+	if stone == nil {
+		stone = w.stone
+	}
 	if w.held {
 		card := w.card
 		if stone != nil && card.Stone == 0 {
@@ -534,7 +534,7 @@ func (l *Loop) finish() {
 	for _, w := range ws {
 		switch {
 		case w.card.TimeMS <= fin.card.TimeMS:
-			l.settle(w, w.stone)
+			l.settle(w, nil)
 		case w.held:
 			after = append(after, w.card) // seen after the last card: late
 		}
@@ -709,7 +709,7 @@ func (l *Loop) tick(tMS int64) {
 		}
 		w := l.waiting[i]
 		l.waiting = slices.Delete(l.waiting, i, i+1)
-		l.settle(w, w.stone)
+		l.settle(w, nil)
 		l.release()
 	}
 }

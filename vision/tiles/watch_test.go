@@ -278,10 +278,7 @@ func TestTilesVision_T3a_StonesPairedByTheRules(t *testing.T) {
 	w.halves[f(7, 2)], w.halves[f(5, 4)] = 900, 1000
 	w.matchStones(1100)
 	w.matchStones(1100 + 1500)
-	got := map[int]tiles.Field{}
-	for _, it := range w.items {
-		got[it.stone] = it.to
-	}
+	got := movedTo(w)
 	if len(w.items) != 2 || got[1] != f(7, 1) || got[0] != f(6, 4) {
 		t.Errorf("moves %v, want stone 2 to (7,1) and stone 1 to (6,4)", w.items)
 	}
@@ -375,10 +372,7 @@ func TestTilesVision_T3a_StonesPairedOnTheFartherColour(t *testing.T) {
 	w.halves[f(2, 2)], w.halves[f(0, 3)] = 1000, 1000
 	w.matchStones(1100)
 	w.matchStones(1100 + 1500)
-	got := map[int]tiles.Field{}
-	for _, it := range w.items {
-		got[it.stone] = it.to
-	}
+	got := movedTo(w)
 	if len(w.items) != 2 || got[0] != f(1, 3) || got[1] != f(1, 2) {
 		t.Errorf("moves %v, want stone 1 to (1,3) and stone 2 to (1,2)", w.items)
 	}
@@ -446,10 +440,7 @@ func TestTilesVision_T3a_StoneBesideAnotherNewCardWaits(t *testing.T) {
 	w.believe(f(3, 7), look{kind: lookStone, colour: blue, open: -1})
 	w.matchStones(1200)
 	w.matchStones(1200 + 1500)
-	got := map[int]tiles.Field{}
-	for _, it := range w.items {
-		got[it.stone] = it.to
-	}
+	got := movedTo(w)
 	if len(w.items) != 2 || got[1] != f(2, 6) || got[2] != f(3, 7) {
 		t.Errorf("moves %v, want stone 2 to (2,6) and stone 3 to (3,7)", w.items)
 	}
@@ -478,6 +469,15 @@ func TestTilesVision_T4_CardBesideAWaitingJokerWaits(t *testing.T) {
 			t.Errorf("joker reported: emitted %v, want the card", got)
 		}
 	}
+}
+
+// movedTo maps the stones (0-based) the watcher found moving to where.
+func movedTo(w *Watcher) map[int]tiles.Field {
+	got := map[int]tiles.Field{}
+	for _, it := range w.items {
+		got[it.stone] = it.to
+	}
+	return got
 }
 
 // boardSeen is a watcher that has found an n x n board of one colour,
