@@ -27,6 +27,8 @@ const (
 	readEveryMS   = 150   // between two reads of a piece's frame
 	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
 	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
+	hiddenGoneMS  = 1000  // a stone's field unreadable this long may have lost it
+	seenAheadMS   = 200   // a piece seen this much earlier than one near it is reported first
 	searchEvery   = 250   // between attempts to find a new board
 	regressLimit  = 3     // fields that lose their piece at once: the board was cleared
 )
@@ -401,6 +403,9 @@ func (w *Watcher) matchStones(tMS int64) {
 			came = append(came, f)
 		}
 	}
+	if len(came) > len(gone) {
+		gone = w.hiddenStones(gone, tMS)
+	}
 	if len(gone) == 0 || len(came) == 0 {
 		return
 	}
@@ -422,10 +427,32 @@ func (w *Watcher) matchStones(tMS int64) {
 			continue
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f})
+		if a := w.stones[i]; w.believed(a).stone() {
+			// hidden since it left: what was reported there shows again
+			w.fields[a.Y][a.X].believed = w.expected(a)
+		}
 		w.stones[i] = f
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
+}
+
+// hiddenStones adds to gone the stones whose field has shown nothing
+// readable for a while (hiddenGoneMS): a stone seen coming down on a new
+// piece elsewhere, with none seen leaving, may have left a field that
+// cannot be read without it (a card half over the gap between two board
+// parts).
+func (w *Watcher) hiddenStones(gone []int, tMS int64) []int {
+	for i, f := range w.stones {
+		ft := w.fields[f.Y][f.X]
+		if ft.believed.stone() && ft.cand.kind == lookHidden && tMS-ft.candSince >= hiddenGoneMS {
+			if _, ok := w.goneSince[i]; !ok {
+				w.goneSince[i] = ft.candSince
+			}
+			gone = append(gone, i)
+		}
+	}
+	return gone
 }
 
 // moveCost is how unlikely stone i's move onto f is: 0 by the rules,
@@ -783,8 +810,10 @@ type via struct {
 	reloc   bool  // a card away from the stone's field: it relocated the stone
 	covered bool  // only card[0] was seen: the new card covers card[1] (T2c)
 	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
-	t       int64 // when it was seen whole
-	first   int64 // when a half of it was first seen
+	// the next card met the stone's field here at a corner only (T2d)
+	cornered bool
+	t        int64 // when it was seen whole
+	first    int64 // when a half of it was first seen
 }
 
 // maxVias is the most pieces a stone is taken to have stood on unseen
@@ -800,7 +829,34 @@ const maxVias = 3
 // way, the longest if several differ in length; false when the ways found
 // are not one.
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, tMS int64) ([]via, bool) {
-	return pickWay(waysFrom(w.coveredPieces(w.viaPieces(tMS), p, to), a, p, to, seen), p, to)
+	pieces := w.coveredPieces(w.viaPieces(tMS), p, to)
+	ways := waysFrom(pieces, a, p, to, seen, false)
+	if len(ways) == 0 {
+		ways = waysFrom(pieces, a, p, to, seen, true)
+		if w.otherStoneMoving(a) {
+			// the relocating card may be that stone's (T3b), and this
+			// card a relocation too
+			ways = slices.DeleteFunc(ways, func(wy []via) bool { return wy[0].reloc })
+		}
+	}
+	return pickWay(ways, p, to)
+}
+
+// otherStoneMoving reports whether a stone other than the one that left
+// a has been seen gone from its field and not yet seen anywhere else, or
+// has a move whose way is not known yet.
+func (w *Watcher) otherStoneMoving(a tiles.Field) bool {
+	for i := range w.goneSince {
+		if w.stones[i] != a {
+			return true
+		}
+	}
+	for _, it := range w.items {
+		if it.move && !it.done && it.from != a {
+			return true
+		}
+	}
+	return false
 }
 
 // coveredPieces adds to pieces the cards the card on p and to covers: a
@@ -826,7 +882,8 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
 func (w *Watcher) viaPieces(tMS int64) []via {
 	var pieces []via
 	for _, pr := range w.pairs {
-		if tMS-pr.t <= recentMS && pr.pairStone == 0 {
+		// a stone seen on it, not paired yet, came there: it is that stone's
+		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() {
 			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen})
 		}
 	}
@@ -845,10 +902,13 @@ func (w *Watcher) viaPieces(tMS int64) []via {
 }
 
 // waysFrom lists every way over pieces from field a to the card on p and
-// to (first seen at seen), as findVias says.
-func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
+// to (first seen at seen), as findVias says; with corners, ways whose last
+// stop meets the card at a corner only (a wrong play, T2d) too.
+func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool) [][]via {
 	direct := touch(a, p) || touch(a, to)
-	onCard := func(x tiles.Field) bool { return touch(x, p) || touch(x, to) }
+	onCard := func(x tiles.Field) bool {
+		return touch(x, p) || touch(x, to) || corners && (corner(x, p) || corner(x, to))
+	}
 	var ways [][]via
 	var path []via
 	used := make([]bool, len(pieces))
@@ -867,19 +927,7 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 			if c.reloc && (c.joker || direct || len(path) > 0) {
 				continue
 			}
-			var at, nearer []tiles.Field
-			for _, x := range c.card {
-				if !slices.Contains(at, x) && !(c.covered && x == c.card[1]) {
-					at = append(at, x)
-				}
-			}
-			switch {
-			case c.covered && touch(cur, c.card[0]): // its seen half is the nearer colour
-				at, nearer = nil, at
-			case len(at) == 2 && near: // the farther colour (T3a); the nearer only if that leads nowhere (a wrong move)
-				nearer = slices.DeleteFunc(slices.Clone(at), func(x tiles.Field) bool { return !touch(cur, x) })
-				at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(cur, x) })
-			}
+			at, nearer := c.stops(cur, near)
 			used[i] = true
 			for k, try := range [][]tiles.Field{at, nearer} {
 				ok := false
@@ -888,6 +936,9 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 					path = append(path, c)
 					if onCard(x) {
 						ways = append(ways, slices.Clone(path))
+						if !touch(x, p) && !touch(x, to) {
+							ways[len(ways)-1][len(path)-1].cornered = true
+						}
 						ok = true
 					}
 					if len(path) < maxVias && walk(x) {
@@ -906,6 +957,25 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64) [][]via {
 	}
 	walk(a)
 	return ways
+}
+
+// stops are the fields of piece c a stone from cur (near it or not) may
+// have stood on: the farther colour (T3a), and the nearer only if that
+// leads nowhere (a wrong move).
+func (c via) stops(cur tiles.Field, near bool) (at, nearer []tiles.Field) {
+	for _, x := range c.card {
+		if !slices.Contains(at, x) && !(c.covered && x == c.card[1]) {
+			at = append(at, x)
+		}
+	}
+	switch {
+	case c.covered && touch(cur, c.card[0]): // its seen half is the nearer colour
+		at, nearer = nil, at
+	case len(at) == 2 && near:
+		nearer = slices.DeleteFunc(slices.Clone(at), func(x tiles.Field) bool { return !touch(cur, x) })
+		at = slices.DeleteFunc(at, func(x tiles.Field) bool { return touch(cur, x) })
+	}
+	return at, nearer
 }
 
 // pickWay takes the one longest way; of several, those with the fewest
@@ -948,7 +1018,7 @@ func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
 func irregular(wy []via) int {
 	n := 0
 	for _, v := range wy {
-		if v.reloc || v.nearer {
+		if v.reloc || v.nearer || v.cornered {
 			n++
 		}
 	}
@@ -1190,12 +1260,60 @@ func (w *Watcher) besideNewJoker(it *item) bool {
 	return false
 }
 
+// pieceFields are the fields of an item's piece known so far.
+func (it *item) pieceFields() []tiles.Field {
+	if !it.move {
+		return it.halves[:]
+	}
+	fs := []tiles.Field{it.to}
+	for _, f := range []*tiles.Field{it.half, it.pairCard, it.jokerAt} {
+		if f != nil {
+			fs = append(fs, *f)
+		}
+	}
+	return fs
+}
+
+// nearby reports whether fields of a and b touch or meet at a corner.
+func nearby(a, b []tiles.Field) bool {
+	for _, f := range a {
+		for _, g := range b {
+			if abs(f.X-g.X) <= 1 && abs(f.Y-g.Y) <= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seenFirstAhead puts an item before the items queued ahead of it whose
+// piece lies near its own and was seen clearly later (a stone's move is
+// found later when its pairing waits): a card is judged against the board
+// as it was when it came down (a corner contact, T2d).
+func (w *Watcher) seenFirstAhead() {
+	for j := 1; j < len(w.items); j++ {
+		it := w.items[j]
+		if it.seen == 0 {
+			continue
+		}
+		for i := range j {
+			x := w.items[i]
+			if x.seen > it.seen+seenAheadMS && nearby(x.pieceFields(), it.pieceFields()) {
+				copy(w.items[i+1:j+1], w.items[i:j])
+				w.items[i] = it
+				break
+			}
+		}
+	}
+}
+
 // emit returns the observations of the items done, in the order seen: an
 // item still being read, or a card beside a joker awaiting its stone,
 // holds back those after it.
 func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	var out []tiles.Observation
 	n := 0
+	w.seenFirstAhead()
 	for _, it := range w.items {
 		if !it.done || w.besideNewJoker(it) {
 			break
