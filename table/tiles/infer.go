@@ -293,7 +293,7 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 // seenAfterHeld reports whether a held card the camera saw before the
 // i-th waiting one waits before it.
 func (l *Loop) seenAfterHeld(i int) bool {
-	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool { return e.held && seenBefore(e.card, l.waiting[i].card) })
+	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool { return e.held && waitsFor(e.card, l.waiting[i].card) })
 }
 
 // passedOver settles, with the moves the rules make, the cards waiting
@@ -328,23 +328,33 @@ func (l *Loop) place(o tiles.Observation) int {
 	return i
 }
 
-// seenBefore reports whether the camera first saw a before b (both
-// known).
+// seenBefore reports whether the camera first saw a clearly before b
+// (both known): first sightings closer than seenOrderMS do not say which
+// card came first (a hand hides one for a frame or two).
 func seenBefore(a, b tiles.Observation) bool {
-	return a.SeenMS != 0 && b.SeenMS != 0 && a.SeenMS < b.SeenMS
+	return a.SeenMS != 0 && b.SeenMS != 0 && a.SeenMS+seenOrderMS < b.SeenMS
+}
+
+const seenOrderMS = 200
+
+// waitsFor reports whether card o, first seen not clearly before the held
+// card h (both known), goes to the referee after it.
+func waitsFor(h, o tiles.Observation) bool {
+	return h.SeenMS != 0 && o.SeenMS != 0 && !seenBefore(o, h)
 }
 
 // mustHold reports whether card o waits for its stone: the watcher did
-// not name it and o lies beside several stones, or beside none and its
-// player may owe a blocked one (which one moves onto it says); or o lies
-// by one of the first n waiting cards or at its stone (where the stones
-// stand is not known until that card's stone has moved), or one of them
-// that is held may be its player's last (what comes after is late, T5a)
-// or was seen before o: held cards go to the referee in the order seen,
-// which says who blocked a stone (T3b) and so who may relocate it.
+// not name it and o lies beside several stones, or beside one or none
+// and its player may owe a blocked one (which one moves onto it says);
+// or o lies by one of the first n waiting cards or at its stone (where
+// the stones stand is not known until that card's stone has moved), or
+// one of them that is held may be its player's last (what comes after is
+// late, T5a) or was not seen clearly after o: held cards go to the
+// referee in the order seen, which says who blocked a stone (T3b) and so
+// who may relocate it.
 func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	for _, w := range l.waiting[:n] {
-		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && (w.last || seenBefore(w.card, o))) {
+		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && (w.last || waitsFor(w.card, o))) {
 			return true
 		}
 	}
@@ -364,7 +374,8 @@ func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 		// may block a stone yet
 		return owes(stones, o.Player) || n > 0
 	case 1:
-		return false
+		// its player may be relocating a blocked stone here (T3b)
+		return owes(stones, o.Player)
 	}
 	return true
 }

@@ -778,7 +778,7 @@ func TestLoop_T5a_FinishersOwnPieceSeenJustAfterTheLastIsNotJudged(t *testing.T)
 
 // TestLoop_T3b_HeldCardsJudgedInTheOrderSeen: a card that relocates a
 // blocked stone (T3b) is held until the stone is seen on it; a card the
-// camera saw after it, reported with its stone before the relocated
+// camera saw clearly after it (seenOrderMS), reported with its stone before the relocated
 // stone was seen, waits for it. Who blocked a stone, and so who may
 // relocate it, depends on that order. The round is scored as the
 // simulator did, nothing is called wrong.
@@ -795,7 +795,7 @@ func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 			l.tick(e.TimeMS)
 			if reloc.Player == "" && i+1 < len(events) && e.Kind == tilesim.EvLay && e.StoneTo != nil &&
 				ref.State().Stones[e.Stone-1].Owed == e.Player && len(stonesBeside(ref.State().Stones, e.Fields)) == 0 && events[i+1].Kind == tilesim.EvLay &&
-				events[i+1].StoneTo != nil && events[i+1].Stone != e.Stone {
+				events[i+1].StoneTo != nil && events[i+1].Stone != e.Stone && events[i+1].TimeMS-e.TimeMS > seenOrderMS {
 				reloc, next = e, events[i+1]
 				l.apply(cameraSaw(reloc, reloc.TimeMS)[:1]) // the relocated stone not seen yet
 				l.tick(next.TimeMS)
@@ -825,6 +825,106 @@ func TestLoop_T3b_HeldCardsJudgedInTheOrderSeen(t *testing.T) {
 		return
 	}
 	t.Fatal("no simulated 4-player round without wrong plays relocates a stone")
+}
+
+// TestLoop_T3b_RelocationBesideAnotherStoneWaitsForItsStone: a player
+// who must relocate a blocked stone (T3b) lays a card beside another
+// stone; the camera sees the next card at that other stone, with its
+// move, before the blocked stone coming onto the first card. The first
+// card is held, not taken for the other stone (whose move would then be
+// assumed over it): the blocked stone's move onto it is the relocation,
+// nothing is called wrong, and the round is scored as the simulator did
+// (dev 751: the relocated stone's move was called a move with no card).
+func TestLoop_T3b_RelocationBesideAnotherStoneWaitsForItsStone(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		for seed := uint64(1); seed <= 150; seed++ {
+			res, events, clean := cleanRound(t, players, seed)
+			if !clean {
+				continue
+			}
+			l, ref, vs := simLoop(t, players, res.Settings)
+			found, next := false, -1
+			var moved []tiles.Observation
+			for i, e := range events {
+				l.tick(e.TimeMS)
+				st := ref.State().Stones
+				if !found && e.Kind == tilesim.EvLay && e.StoneTo != nil && st[e.Stone-1].Owed == e.Player {
+					if b := stonesBeside(st, e.Fields); len(b) == 1 && b[0] != e.Stone {
+						next = nextAt(events[i+1:], b[0], e.Stone)
+					}
+					if next >= 0 {
+						found, next = true, i+1+next
+						obs := cameraSaw(e, e.TimeMS)
+						l.apply(obs[:1]) // the relocated stone not seen yet
+						moved = obs[1:]
+						continue
+					}
+				}
+				l.apply(cameraSaw(e, e.TimeMS))
+				if i == next {
+					for j := range moved {
+						moved[j].TimeMS = e.TimeMS
+					}
+					l.apply(moved)
+				}
+			}
+			l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+			l.Close()
+			if !found {
+				continue
+			}
+			scoredAsSimulated(t, seed, *vs, ref, res)
+			return
+		}
+	}
+	t.Fatal("no simulated round without wrong plays relocates a stone beside another, whose next card comes first")
+}
+
+// nextAt is the index in events of the first card laid at stone, if it
+// comes within 3 s and before any card at stone other; else -1.
+func nextAt(events []tilesim.Event, stone, other int) int {
+	for i, e := range events {
+		if e.TimeMS-events[0].TimeMS > 3000 {
+			return -1
+		}
+		if e.Kind != tilesim.EvLay {
+			continue
+		}
+		switch e.Stone {
+		case stone:
+			return i
+		case other:
+			return -1
+		}
+	}
+	return -1
+}
+
+// TestLoop_T3b_CardsSeenTogetherKeepTheOrderReported: behind a held card
+// (a relocation, T3b), a card goes before a waiting card the camera saw
+// clearly after it, but not before one first seen a frame later: a hand
+// hides one card for a frame or two, and the order reported (the stones'
+// moves) says more; placed after it, it waits for it (dev 726: two cards
+// at one stone judged the wrong way round, a legal one called T2d).
+func TestLoop_T3b_CardsSeenTogetherKeepTheOrderReported(t *testing.T) {
+	l, _, _ := simLoop(t, 4, tiles.Settings{})
+	card := func(player string, seen int64) tiles.Observation {
+		return tiles.Observation{Kind: tiles.ObsLay, Player: player, SeenMS: seen}
+	}
+	l.waiting = []*waiting{{card: card("P4", 29200), held: true}, {card: card("P2", 31133), held: true}}
+	if i := l.place(card("P3", 31066)); i != 2 {
+		t.Errorf("a card first seen 67 ms before the last waiting one goes at %d, want 2 (after it)", i)
+	}
+	if i := l.place(card("P3", 30466)); i != 1 {
+		t.Errorf("a card first seen 667 ms before the last waiting one goes at %d, want 1 (before it)", i)
+	}
+	// placed after a held card seen with it, it waits for that card
+	l.waiting = l.waiting[1:]
+	named := card("P3", 31066)
+	named.Stone = 1
+	if !l.mustHold(named, 1) {
+		t.Error("a card seen 67 ms before a held card, placed after it, does not wait for it")
+	}
 }
 
 // TestLoop_T4_CardReportedWithTheJokerItFollows: the camera reports in one
