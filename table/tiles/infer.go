@@ -328,14 +328,15 @@ func (l *Loop) place(o tiles.Observation) int {
 	return i
 }
 
+// seenOrderMS: first sightings closer than this do not say which card
+// came first (a hand hides one for a frame or two).
+const seenOrderMS = 200
+
 // seenBefore reports whether the camera first saw a clearly before b
-// (both known): first sightings closer than seenOrderMS do not say which
-// card came first (a hand hides one for a frame or two).
+// (both known, seenOrderMS apart).
 func seenBefore(a, b tiles.Observation) bool {
 	return a.SeenMS != 0 && b.SeenMS != 0 && a.SeenMS+seenOrderMS < b.SeenMS
 }
-
-const seenOrderMS = 200
 
 // waitsFor reports whether card o, first seen not clearly before the held
 // card h (both known), goes to the referee after it.

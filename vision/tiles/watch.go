@@ -1260,24 +1260,29 @@ func (w *Watcher) besideNewJoker(it *item) bool {
 	return false
 }
 
-// pieceFields are the fields of an item's piece known so far.
-func (it *item) pieceFields() []tiles.Field {
+// pieceFields are the fields of an item's piece known so far (a fixed
+// array: this runs every frame).
+func (it *item) pieceFields() (fs [4]tiles.Field, n int) {
 	if !it.move {
-		return it.halves[:]
+		return [4]tiles.Field{it.halves[0], it.halves[1]}, 2
 	}
-	fs := []tiles.Field{it.to}
-	for _, f := range []*tiles.Field{it.half, it.pairCard, it.jokerAt} {
+	fs[0], n = it.to, 1
+	for _, f := range [...]*tiles.Field{it.half, it.pairCard, it.jokerAt} {
 		if f != nil {
-			fs = append(fs, *f)
+			fs[n] = *f
+			n++
 		}
 	}
-	return fs
+	return fs, n
 }
 
-// nearby reports whether fields of a and b touch or meet at a corner.
-func nearby(a, b []tiles.Field) bool {
-	for _, f := range a {
-		for _, g := range b {
+// nearby reports whether the pieces of items a and b touch or meet at a
+// corner.
+func nearby(a, b *item) bool {
+	fa, na := a.pieceFields()
+	fb, nb := b.pieceFields()
+	for _, f := range fa[:na] {
+		for _, g := range fb[:nb] {
 			if abs(f.X-g.X) <= 1 && abs(f.Y-g.Y) <= 1 {
 				return true
 			}
@@ -1297,8 +1302,7 @@ func (w *Watcher) seenFirstAhead() {
 			continue
 		}
 		for i := range j {
-			x := w.items[i]
-			if x.seen > it.seen+seenAheadMS && nearby(x.pieceFields(), it.pieceFields()) {
+			if x := w.items[i]; x.seen > it.seen+seenAheadMS && nearby(x, it) {
 				copy(w.items[i+1:j+1], w.items[i:j])
 				w.items[i] = it
 				break
