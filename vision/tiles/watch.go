@@ -28,6 +28,7 @@ const (
 	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
 	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
 	hiddenGoneMS  = 1000  // a stone's field unreadable this long may have lost it
+	overlapMS     = 300   // stones believed on two fields this much longer at once are two
 	seenAheadMS   = 200   // a piece seen this much earlier than one near it is reported first
 	searchEvery   = 250   // between attempts to find a new board
 	regressLimit  = 3     // fields that lose their piece at once: the board was cleared
@@ -72,6 +73,10 @@ type item struct {
 	nextRead  int64
 	firstRead int64 // a frame was first read (in full view) and not clear
 	pairStone int   // a card seen whole: the stone that came onto it (1..4) before it was reported
+	// a card seen whole: a stone matched to none was first seen on it
+	stoneSeen int64
+	// a move: the stone was first seen on its new field
+	came int64
 	// its piece (the card seen whole, the stone's card or joker) was first
 	// seen: a half of a card (a stone may have hidden the other)
 	seen int64
@@ -394,6 +399,9 @@ func (w *Watcher) matchStones(tMS int64) {
 			if _, ok := w.cameSince[f]; !ok {
 				w.cameSince[f] = tMS
 			}
+			if pr := w.pairOn(f, tMS); pr != nil && pr.stoneSeen == 0 {
+				pr.stoneSeen = tMS
+			}
 			// A stone comes down on a new piece: with nothing new there, a
 			// dark sleeve or a stone carried over may look like one for a
 			// moment.
@@ -426,7 +434,7 @@ func (w *Watcher) matchStones(tMS int64) {
 		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) {
 			continue
 		}
-		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f})
+		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f, came: w.cameSince[f]})
 		if a := w.stones[i]; w.believed(a).stone() {
 			// hidden since it left: what was reported there shows again
 			w.fields[a.Y][a.X].believed = w.expected(a)
@@ -466,7 +474,7 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 		case touch(a, f):
 			return 1 // onto its nearer colour: a wrong move, likelier not
 		}
-		if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), tMS); ok && len(v) > 0 && !v[0].reloc {
+		if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), w.cameSince[f], tMS); ok && len(v) > 0 && !v[0].reloc {
 			n := irregular(v)
 			if touch(v[len(v)-1].at, f) {
 				n++ // on from the last stop onto the nearer colour
@@ -504,7 +512,7 @@ func (w *Watcher) stonesBack(tMS int64) {
 		if i < 0 || !w.believed(s).stone() || w.believed(s).colour == 0 || w.moving(i) {
 			continue
 		}
-		if vias, ok := w.findVias(s, f, s, w.halves[f], tMS); !ok || len(vias) == 0 {
+		if vias, ok := w.findVias(s, f, s, w.halves[f], 0, tMS); !ok || len(vias) == 0 {
 			continue
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: s, to: s})
@@ -827,9 +835,10 @@ const maxVias = 3
 // stone on its field beside the next piece (on its farther colour, T3a,
 // if both are), the last one beside this card. It returns the one such
 // way, the longest if several differ in length; false when the ways found
-// are not one.
-func (w *Watcher) findVias(a, p, to tiles.Field, seen, tMS int64) ([]via, bool) {
-	pieces := w.coveredPieces(w.viaPieces(tMS), p, to)
+// are not one. A stone seen on to since came (0: not yet) stood on no
+// piece another stone was first seen on later.
+func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, bool) {
+	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to)
 	ways := waysFrom(pieces, a, p, to, seen, false)
 	if len(ways) == 0 {
 		ways = waysFrom(pieces, a, p, to, seen, true)
@@ -878,12 +887,15 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
 }
 
 // viaPieces lists the pieces seen whole lately with no stone come onto
-// them, in the order seen: cards reported or pending, jokers pending.
-func (w *Watcher) viaPieces(tMS int64) []via {
+// them, in the order seen: cards reported or pending, jokers pending. A
+// card a stone was seen on only after came (the moving stone stood on its
+// new field by then) had another stone on it.
+func (w *Watcher) viaPieces(came, tMS int64) []via {
 	var pieces []via
 	for _, pr := range w.pairs {
 		// a stone seen on it, not paired yet, came there: it is that stone's
-		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() {
+		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() &&
+			(came == 0 || pr.stoneSeen == 0 || pr.stoneSeen <= came+overlapMS) {
 			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen})
 		}
 	}
@@ -1038,7 +1050,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	if tMS-it.t < viaSettleMS { // a card just laid may not be in sight yet
 		return nil, false
 	}
-	vias, sure := w.findVias(a, p, it.to, it.seen, tMS)
+	vias, sure := w.findVias(a, p, it.to, it.seen, it.came, tMS)
 	switch {
 	case !sure:
 		w.unsure(tMS, "stone %d from %v to %v: more than one way it may have gone", it.stone+1, a, it.to)

@@ -238,7 +238,7 @@ func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
 	if len(w.items) != 1 || !w.items[0].move || w.items[0].stone != 0 || w.items[0].from != f(4, 4) || w.items[0].to != f(4, 4) {
 		t.Fatalf("items %v, want stone 1 from (4,4) back to (4,4)", w.items)
 	}
-	vias, ok := w.findVias(f(4, 4), f(4, 5), f(4, 4), 1000, 1000+viaSettleMS)
+	vias, ok := w.findVias(f(4, 4), f(4, 5), f(4, 4), 1000, 0, 1000+viaSettleMS)
 	if !ok || len(vias) != 1 || vias[0].at != f(5, 5) {
 		t.Errorf("way %v, %v; want over the first card, on (5,5)", vias, ok)
 	}
@@ -340,7 +340,7 @@ func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
 		// the next card, (6,9)-(7,9), the stone on (7,9)
 		w.believe(f(6, 9), look{kind: lookCard, colour: red, open: 1})
 		w.believe(f(7, 9), look{kind: lookStone, colour: blue, open: -1})
-		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 1100+viaSettleMS)
+		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 0, 1100+viaSettleMS)
 		switch {
 		case !ok:
 			t.Errorf("towards %v: not one way", towards)
@@ -497,12 +497,12 @@ func TestTilesVision_T2d_WayEndingAtACorner(t *testing.T) {
 	// meets (1,9) at a corner
 	pr := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(1, 9), f(1, 10)}, done: true}
 	w.items, w.pairs = []*item{pr}, []*item{pr}
-	vias, sure := w.findVias(f(11, 8), f(0, 8), f(0, 7), 1500, 2000)
+	vias, sure := w.findVias(f(11, 8), f(0, 8), f(0, 7), 1500, 0, 2000)
 	if !sure || len(vias) != 1 || vias[0].pair != pr || vias[0].at != f(1, 9) || !vias[0].reloc || !vias[0].cornered {
 		t.Errorf("way %+v (sure %v), want the stone over the relocating card onto (1,9), then at a corner", vias, sure)
 	}
 	// a card meeting the stop with a full edge needs no corner
-	vias, sure = w.findVias(f(11, 8), f(0, 9), f(0, 8), 1500, 2000)
+	vias, sure = w.findVias(f(11, 8), f(0, 9), f(0, 8), 1500, 0, 2000)
 	if !sure || len(vias) != 1 || vias[0].cornered {
 		t.Errorf("way %+v (sure %v), want the stop by (0,9) with no corner", vias, sure)
 	}
@@ -526,9 +526,37 @@ func TestTilesVision_T3b_CardUnderAnotherStoneIsNoWay(t *testing.T) {
 			w.believe(f(2, 3), look{kind: lookStone, colour: red, open: -1})
 		}
 		// stone 3 from (2,4) onto (4,4), the card (3,4)-(4,4)
-		vias, sure := w.findVias(f(2, 4), f(3, 4), f(4, 4), 1000, 2000)
+		vias, sure := w.findVias(f(2, 4), f(3, 4), f(4, 4), 1000, 0, 2000)
 		if wantVia := !stoneOn; !sure || (len(vias) == 1) != wantVia {
 			t.Errorf("a stone on the card seen whole %v: way %+v (sure %v), want over it %v", stoneOn, vias, sure, wantVia)
+		}
+	}
+}
+
+// TestTilesVision_T3b_CardAStoneStoodOnLaterIsNoWay: a stone seen on a
+// card only after the moving stone stood on its new field, and gone again
+// before it was paired (a blocked stone relocated onto the card, then
+// moved on at once, T3b), was another stone: the card is not on the
+// moving stone's way (dev 777: the relocated stone's card was taken for a
+// stop of another relocated stone, a legal card was called T3a).
+func TestTilesVision_T3b_CardAStoneStoodOnLaterIsNoWay(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, yellow := classColour[pxGreen], classColour[pxYellow]
+	for _, stoneSeen := range []int64{0, 1500, 2500} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(10, 0), f(0, 2), f(2, 6), f(2, 10)}
+		// the card (3,5)-(3,6) seen whole at 1000, away from every stone
+		pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(3, 5), f(3, 6)}, done: true}
+		w.items, w.pairs = []*item{pr}, []*item{pr}
+		if stoneSeen > 0 { // a stone on it from stoneSeen, gone before it is paired
+			w.believe(f(3, 6), look{kind: lookStone, colour: yellow, open: -1})
+			w.matchStones(stoneSeen)
+			w.believe(f(3, 6), look{kind: lookCard, colour: yellow, open: -1})
+		}
+		// stone 3, on (2,6) since 2000, came from (9,6) onto the card (1,6)-(2,6)
+		vias, sure := w.findVias(f(9, 6), f(1, 6), f(2, 6), 1900, 2000, 3000)
+		if wantVia := stoneSeen <= 2000; !sure || (len(vias) == 1) != wantVia {
+			t.Errorf("a stone seen on the card at %d: way %+v (sure %v), want over it %v", stoneSeen, vias, sure, wantVia)
 		}
 	}
 }
@@ -580,7 +608,7 @@ func TestTilesVision_T3b_TwoRelocationsAreNoCornerWay(t *testing.T) {
 			w.stones[1] = f(1, 9)
 			w.items = append(w.items, &item{t: 1900, move: true, stone: 1, from: f(11, 8), to: f(1, 9)})
 		}
-		vias, sure := w.findVias(f(8, 8), f(0, 9), f(0, 8), 1500, 2000)
+		vias, sure := w.findVias(f(8, 8), f(0, 9), f(0, 8), 1500, 0, 2000)
 		if want := other == "still"; !sure || (len(vias) == 1) != want {
 			t.Errorf("stone 2 %s: way %+v (sure %v), want over (1,6)-(1,7) %v", other, vias, sure, want)
 		}
