@@ -848,6 +848,14 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, 
 			ways = slices.DeleteFunc(ways, func(wy []via) bool { return wy[0].reloc })
 		}
 	}
+	if touch(a, p) && w.otherStoneMoving(a) {
+		// the stone went straight onto the card's farther colour (T3a):
+		// a way that needs a wrong step is likelier over another moving
+		// stone's card
+		ways = slices.DeleteFunc(ways, func(wy []via) bool {
+			return irregular(wy) > 0 || touch(wy[len(wy)-1].at, to)
+		})
+	}
 	return pickWay(ways, p, to)
 }
 

@@ -561,6 +561,31 @@ func TestTilesVision_T3b_CardAStoneStoodOnLaterIsNoWay(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_WrongWayNotTakenWhileAnotherStoneMoves: a stone
+// beside a new card, on its farther colour (T3a), while another stone is
+// gone and not yet seen elsewhere: a card seen whole nearby that the stone
+// could have stood on only by wrong steps (the nearer colour twice) is
+// likelier the other stone's (a relocation, T3b), not a stop on this
+// stone's way (dev 790: two legal cards were called T3a). With no other
+// stone moving, the way is taken.
+func TestTilesVision_T3a_WrongWayNotTakenWhileAnotherStoneMoves(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, other := range []bool{false, true} {
+		w := boardSeen(12, classColour[pxGreen])
+		w.stones = [tiles.Stones]tiles.Field{f(6, 10), f(2, 4), f(5, 7), f(9, 9)}
+		pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(5, 10), f(5, 11)}, done: true}
+		w.items, w.pairs = []*item{pr}, []*item{pr}
+		if other {
+			w.goneSince[3] = 900 // stone 4 left (9,9)
+		}
+		// stone 1 from (6,10) onto (5,9), the card (6,9)-(5,9)
+		vias, sure := w.findVias(f(6, 10), f(6, 9), f(5, 9), 1100, 1200, 2000)
+		if wantVia := !other; !sure || (len(vias) == 1) != wantVia {
+			t.Errorf("another stone moving %v: way %+v (sure %v), want over the card %v", other, vias, sure, wantVia)
+		}
+	}
+}
+
 // TestTilesVision_T2d_CardSeenFirstReportedFirst: a stone's move onto a
 // card found late (its pairing waited: the card meets another stone's
 // field at a corner) goes before the moves queued ahead of it onto cards
