@@ -319,13 +319,22 @@ func (l *Loop) passedOver(i int, o tiles.Observation) {
 }
 
 // place is where card o goes among the waiting cards: after those the
-// camera saw first, but never before one the referee has judged.
+// camera saw first, but never before one the referee has judged, nor
+// before a held card whose move of o's stone came before o (the stone
+// stood on that card first: the watcher reports a stone's stops in
+// order).
 func (l *Loop) place(o tiles.Observation) int {
 	i := len(l.waiting)
-	for i > 0 && l.waiting[i-1].held && seenBefore(o, l.waiting[i-1].card) {
+	for i > 0 && l.waiting[i-1].held && seenBefore(o, l.waiting[i-1].card) && !l.waiting[i-1].stoneFirst(o) {
 		i--
 	}
 	return i
+}
+
+// stoneFirst reports whether w's stone's move, seen already, is that of
+// the stone card o is named for.
+func (w *waiting) stoneFirst(o tiles.Observation) bool {
+	return w.stone != nil && o.Stone != 0 && w.stone.Stone == o.Stone
 }
 
 // seenOrderMS: first sightings closer than this do not say which card
@@ -612,17 +621,19 @@ func (l *Loop) checkStale(card tiles.Observation, stone int) {
 
 // assumeStone is the move a card's stone makes by the rules when the
 // camera did not see it (a stone on a card's half is hard to see): onto
-// the card's field away from where it stood (T3a), or its first field
-// for a relocation (T3b). Without it, every later card at that stone
+// the card's field farther from where it stood (T3a; a card meeting it at
+// a corner has both away from it), or its first field for a relocation
+// (T3b). Without it, every later card at that stone
 // would be judged against a stone that is no longer there, and called
 // wrong; assuming the legal move can only miss a wrong one (T3a), which
 // the loop says is unsure.
 func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Field) *tiles.Observation {
 	to := o.Fields[0]
 	if v.Rule != tiles.T3b {
+		far := -1
 		for _, f := range o.Fields {
-			if d := abs(f.X-from.X) + abs(f.Y-from.Y); d > 1 {
-				to = f
+			if d := (f.X-from.X)*(f.X-from.X) + (f.Y-from.Y)*(f.Y-from.Y); d > far {
+				to, far = f, d
 			}
 		}
 	}

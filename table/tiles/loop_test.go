@@ -1022,3 +1022,51 @@ func scoredAsSimulated(t *testing.T, seed uint64, vs []Verdict, ref *tiles.Refer
 		t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
 	}
 }
+
+// TestLoop_T3a_StoneAssumedOntoTheFartherFieldOfACornerCard: a card that
+// meets a stone's field at a corner alone (a wrong play, T2d), its stone's
+// move never seen: the stone is taken onto the card's field farther from
+// where it stood, as the rules move it (T3a), whichever way the camera
+// listed the fields (dev 790: it was taken onto the nearer one, and the
+// next card at it, legal, was called T3a).
+func TestLoop_T3a_StoneAssumedOntoTheFartherFieldOfACornerCard(t *testing.T) {
+	near, far := tiles.Field{X: 2, Y: 2}, tiles.Field{X: 2, Y: 3} // stone 1 stands on (1,1)
+	for _, fs := range [][2]tiles.Field{{near, far}, {far, near}} {
+		l, ref, vs := twoPlayerRound(t)
+		b := ref.Table().Board()
+		lay := tiles.Lay{Player: "P1", Fields: fs, Colours: [2]tiles.Colour{b.Colour(fs[0]), b.Colour(fs[1])}}
+		l.tick(1000)
+		l.apply([]tiles.Observation{seenLay(1000, lay)})
+		l.tick(1000 + StoneWaitMS)
+		var called []tiles.Rule
+		for _, v := range *vs {
+			if v.Verdict.Status == tiles.StatusViolation {
+				called = append(called, v.Verdict.Rule)
+			}
+		}
+		if at := ref.State().Stones[0].At; at != far || !slices.Equal(called, []tiles.Rule{tiles.T2d}) {
+			t.Errorf("fields %v: stone 1 on %v, calls %v; want on %v, one T2d", fs, at, called, far)
+		}
+	}
+}
+
+// TestLoop_T3b_CardAfterItsStonesStopKeepsItsPlace: behind a held card, a
+// held card's stone is seen moving onto it (it waits for the first), then
+// a card named for that stone, first seen clearly before the held card (a
+// hand hid that one): the stone stood on the held card first, so the new
+// card goes after it (dev 791: a relocation, T3b, then a card at the
+// relocated stone, judged the other way round: a T2d and a T3a called).
+func TestLoop_T3b_CardAfterItsStonesStopKeepsItsPlace(t *testing.T) {
+	l, _, _ := simLoop(t, 4, tiles.Settings{})
+	card := func(player string, seen int64, stone int) tiles.Observation {
+		return tiles.Observation{Kind: tiles.ObsLay, Player: player, SeenMS: seen, Stone: stone}
+	}
+	moved := tiles.Observation{Kind: tiles.ObsStone, Stone: 2, Fields: []tiles.Field{{X: 10, Y: 5}}}
+	l.waiting = []*waiting{{card: card("P4", 92400, 0), held: true}, {card: card("P1", 92933, 0), held: true, stone: &moved}}
+	if i := l.place(card("P2", 92466, 2)); i != 2 {
+		t.Errorf("a card at stone 2, seen before a held card stone 2 was seen on, goes at %d, want 2 (after it)", i)
+	}
+	if i := l.place(card("P2", 92466, 3)); i != 1 {
+		t.Errorf("a card at another stone, seen before the held card, goes at %d, want 1 (before it)", i)
+	}
+}
