@@ -556,6 +556,8 @@ func (l *Loop) finish() {
 		switch {
 		case w.card.TimeMS <= fin.card.TimeMS:
 			l.settle(w, nil)
+		case w.held && l.countsBefore(w.card, fin.card):
+			l.settle(w, nil) // held behind the last card, laid before the stop
 		case w.held:
 			after = append(after, w.card) // seen after the last card: late
 		}
@@ -580,12 +582,7 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	var fields []tiles.Field
 	for _, o := range l.after {
 		switch {
-		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && o.SeenMS != 0 &&
-			(o.SeenMS <= last.SeenMS || o.SeenMS <= last.SeenMS+CallDelayMS && o.Player != last.Player):
-			if o.SeenMS > last.SeenMS {
-				l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid before the stop was called, it counts (T5a)",
-					o.TimeMS, o.Player, o.Fields, o.SeenMS-last.SeenMS, last.Player))
-			}
+		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && l.countsBefore(o, last):
 			early = append(early, o)
 			fields = append(fields, o.Fields...)
 		case o.Kind == tiles.ObsStone && len(o.Fields) == 1 && slices.Contains(fields, o.Fields[0]):
@@ -596,6 +593,21 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	}
 	l.after = rest
 	return early
+}
+
+// countsBefore reports whether card o, reported after last (a player's
+// last card), was laid before the stop: first seen no later than last, or
+// another player's before the stop was called (CallDelayMS). It notes the
+// second case as unsure.
+func (l *Loop) countsBefore(o, last tiles.Observation) bool {
+	if o.SeenMS == 0 || last.SeenMS == 0 || o.SeenMS > last.SeenMS && (o.SeenMS > last.SeenMS+CallDelayMS || o.Player == last.Player) {
+		return false
+	}
+	if o.SeenMS > last.SeenMS {
+		l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid before the stop was called, it counts (T5a)",
+			o.TimeMS, o.Player, o.Fields, o.SeenMS-last.SeenMS, last.Player))
+	}
+	return true
 }
 
 // checkStale notes when the stone that moved onto a card does not

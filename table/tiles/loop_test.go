@@ -1070,3 +1070,51 @@ func TestLoop_T3b_CardAfterItsStonesStopKeepsItsPlace(t *testing.T) {
 		t.Errorf("a card at another stone, seen before the held card, goes at %d, want 1 (before it)", i)
 	}
 }
+
+// TestLoop_T5a_CardHeldBehindTheLastCountsIfSeenWithIt: a player's last
+// card is held (its stone not named: here one it may relocate, or beside
+// several), and another player's card, laid just before it but first seen
+// just after it (a hand hid it), waits behind it. Seen within CallDelayMS
+// of the last card, it was laid before the stop was called: it counts,
+// the round is scored as the simulator did and nothing is refused or
+// called (dev 780: it was refused as laid outside a round).
+func TestLoop_T5a_CardHeldBehindTheLastCountsIfSeenWithIt(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		for seed := uint64(1); seed <= 200; seed++ {
+			res, events, clean := cleanRound(t, players, seed)
+			stop := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvStop })
+			if !clean || stop < 2 {
+				continue
+			}
+			last, prev := events[stop-1], events[stop-2]
+			if last.Kind != tilesim.EvLay || prev.Kind != tilesim.EvLay || prev.Player == last.Player || last.TimeMS-prev.TimeMS > CallDelayMS {
+				continue
+			}
+			l, ref, vs := simLoop(t, players, res.Settings)
+			for _, e := range events[:stop-2] {
+				l.tick(e.TimeMS)
+				l.apply(cameraSaw(e, e.TimeMS))
+			}
+			t0 := last.TimeMS
+			l.tick(t0)
+			lastObs := cameraSaw(last, t0)
+			lastObs[0].Stone = 0
+			l.apply(lastObs[:1]) // its stone not seen yet
+			if len(l.waiting) != 1 || !l.waiting[0].held {
+				l.Close()
+				continue // given at once: not the case here
+			}
+			prevObs := cameraSaw(prev, t0+300)
+			prevObs[0].SeenMS = t0 + CallDelayMS/2 // first seen just after the last card
+			l.tick(t0 + 300)
+			l.apply(prevObs)
+			l.tick(t0 + 1000)
+			l.apply(lastObs[1:])
+			l.tick(t0 + StopWaitMS + StoneWaitMS)
+			l.Close()
+			scoredAsSimulated(t, seed, *vs, ref, res)
+			return
+		}
+	}
+	t.Fatal("no simulated round ends with a held last card just after another player's card")
+}
