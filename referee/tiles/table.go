@@ -242,8 +242,14 @@ func (t *Table) apart(stone int, fs [2]Field) bool {
 	return true
 }
 
-// cornerStone returns a stone that a card field meets at a corner alone.
-func (t *Table) cornerStone(fs [2]Field) int {
+// cornerStone returns a stone that a card field meets at a corner alone:
+// hint (1..4, the stone it was laid at) if it is one.
+func (t *Table) cornerStone(fs [2]Field, hint int) int {
+	if hint > 0 && hint <= Stones {
+		if at := t.stones[hint-1].At; at.Diagonal(fs[0]) || at.Diagonal(fs[1]) {
+			return hint
+		}
+	}
 	for i, s := range t.stones {
 		if s.At.Diagonal(fs[0]) || s.At.Diagonal(fs[1]) {
 			return i + 1
@@ -280,7 +286,7 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 		j.Stone = s
 	} else if s := t.owedBy(l.Player, l.Stone); s > 0 {
 		j.Stone, j.Relocates = s, true
-	} else if s := t.cornerStone(l.Fields); s > 0 {
+	} else if s := t.cornerStone(l.Fields, l.Stone); s > 0 {
 		j.Stone = s
 		j.Violation = violation(T2d, "%s's card at %v-%v meets stone %d's field %v at a corner alone", owner(l.Player), l.Fields[0], l.Fields[1], s, t.stones[s-1].At)
 	} else {
