@@ -1339,7 +1339,7 @@ func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	n := 0
 	w.seenFirstAhead()
 	for _, it := range w.items {
-		if !it.done || w.besideNewJoker(it) {
+		if !it.done || w.besideNewJoker(it) || w.besideEarlierHalf(it) {
 			break
 		}
 		out = append(out, it.obs...)
@@ -1350,4 +1350,27 @@ func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	}
 	w.items = w.items[n:]
 	return out
+}
+
+// besideEarlierHalf reports whether card it, seen whole with no stone on
+// it, lies near a new card half seen clearly earlier and not paired yet,
+// whose card may lie by a stone where it stands: that card came down
+// first and goes first (a card judged before the one its stone went over
+// first is called wrong). A half that cannot be by a stone's field was
+// laid where a stone went since, maybe over this card.
+func (w *Watcher) besideEarlierHalf(it *item) bool {
+	if it.move || it.seen == 0 || it.pairStone != 0 {
+		return false
+	}
+	for f, t0 := range w.halves {
+		if t0+seenAheadMS >= it.seen || !slices.ContainsFunc(w.stones[:], func(s tiles.Field) bool { return abs(f.X-s.X)+abs(f.Y-s.Y) <= 2 }) {
+			continue
+		}
+		for _, g := range it.halves {
+			if abs(f.X-g.X) <= 1 && abs(f.Y-g.Y) <= 1 {
+				return true
+			}
+		}
+	}
+	return false
 }

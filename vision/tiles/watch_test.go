@@ -612,6 +612,43 @@ func TestTilesVision_T2d_CardSeenFirstReportedFirst(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_CardWaitsForAHalfSeenBeforeIt: a card seen whole
+// with no stone on it waits while a new card half near it, seen clearly
+// earlier, is not paired yet (a hand hid that card's other half), if that
+// card may lie by a stone: it came down first, and the stone went over it
+// first (dev 792: the later card, reported first, had the earlier one
+// called T2d). A half far from it, seen with it, or too far from every
+// stone to be laid at one (laid where a stone went since, dev 780) holds
+// nothing.
+func TestTilesVision_T3a_CardWaitsForAHalfSeenBeforeIt(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, c := range []struct {
+		half  tiles.Field
+		seen  int64
+		stone tiles.Field
+		waits bool
+	}{
+		{f(10, 2), 733, f(11, 2), true},
+		{f(4, 2), 733, f(11, 2), false},
+		{f(10, 2), 1600, f(11, 2), false},
+		{f(10, 2), 733, f(11, 5), false},
+	} {
+		w := boardSeen(12, classColour[pxGreen])
+		w.stones = [tiles.Stones]tiles.Field{f(0, 11), f(5, 7), f(3, 11), c.stone}
+		card := &item{t: 1733, seen: 1733, halves: [2]tiles.Field{f(11, 3), f(11, 4)}, done: true,
+			obs: []tiles.Observation{{Kind: tiles.ObsLay, Fields: []tiles.Field{f(11, 3), f(11, 4)}, By: "camera"}}}
+		w.items = []*item{card}
+		w.halves[c.half] = c.seen
+		if got := w.emit(1800); (len(got) == 0) != c.waits {
+			t.Errorf("half on %v seen at %d, a stone on %v: emitted %v, want the card held %v", c.half, c.seen, c.stone, got, c.waits)
+		}
+		delete(w.halves, c.half)
+		if c.waits && len(w.emit(1900)) != 1 {
+			t.Errorf("half on %v paired: the card not emitted", c.half)
+		}
+	}
+}
+
 // TestTilesVision_T3b_TwoRelocationsAreNoCornerWay: two blocked stones
 // carried across the board at once (T3b), onto two new cards meeting at a
 // corner: while the other stone is gone, or its way not known yet, the
