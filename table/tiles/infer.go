@@ -291,9 +291,17 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 }
 
 // seenAfterHeld reports whether a held card the camera saw before the
-// i-th waiting one waits before it.
+// i-th waiting one, which a stone was just seen moving onto, waits before
+// it. One beside a stone the i-th lies by does not: the stone went onto
+// the i-th first, so it came first (T3a: a stone moves onto each card laid
+// at it).
 func (l *Loop) seenAfterHeld(i int) bool {
-	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool { return e.held && waitsFor(e.card, l.waiting[i].card) })
+	st := l.ref.State().Stones
+	by := stonesBeside(st, l.waiting[i].card.Fields)
+	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool {
+		return e.held && waitsFor(e.card, l.waiting[i].card) &&
+			!slices.ContainsFunc(stonesBeside(st, e.card.Fields), func(s int) bool { return slices.Contains(by, s) })
+	})
 }
 
 // passedOver settles, with the moves the rules make, the cards waiting
@@ -380,14 +388,27 @@ func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	}
 	switch len(beside) {
 	case 0:
-		// a relocation (T3b), else a wrong play (T2b); a card before it
-		// may block a stone yet
-		return owes(stones, o.Player) || n > 0
+		// a relocation (T3b), else a wrong play (T2b, or T2d at the stone
+		// that goes onto it, if it meets several at a corner); a card
+		// before it may block a stone yet
+		return owes(stones, o.Player) || n > 0 || atCorners(stones, o.Fields) > 1
 	case 1:
 		// its player may be relocating a blocked stone here (T3b)
 		return owes(stones, o.Player)
 	}
 	return true
+}
+
+// atCorners counts the stones whose field a card on fs meets at a corner
+// alone (T2d).
+func atCorners(stones [tiles.Stones]tiles.StoneView, fs []tiles.Field) int {
+	n := 0
+	for _, s := range stones {
+		if slices.ContainsFunc(fs, s.At.Diagonal) {
+			n++
+		}
+	}
+	return n
 }
 
 // owes reports whether player must relocate a blocked stone (T3b).

@@ -1118,3 +1118,69 @@ func TestLoop_T5a_CardHeldBehindTheLastCountsIfSeenWithIt(t *testing.T) {
 	}
 	t.Fatal("no simulated round ends with a held last card just after another player's card")
 }
+
+// TestLoop_T3a_StoneOntoAHeldCardFirstSaysItCameFirst: a stone seen moving
+// onto a held card goes ahead of a held card seen before it at the same
+// stone: the stone moves onto each card laid at it (T3a), so the card it
+// went onto first came first (dev 792: the two were judged the other way
+// round, a legal card called T3a). A held card at another stone seen
+// before it still goes first (who blocked a stone, T3b).
+func TestLoop_T3a_StoneOntoAHeldCardFirstSaysItCameFirst(t *testing.T) {
+	l, _, _ := twoPlayerRound(t) // stones on (1,1), (10,1), (1,6), (10,6)
+	card := func(seen int64, a, b tiles.Field) *waiting {
+		return &waiting{card: tiles.Observation{Kind: tiles.ObsLay, Player: "P1", SeenMS: seen, Fields: []tiles.Field{a, b}}, held: true}
+	}
+	w := card(1500, tiles.Field{X: 1, Y: 2}, tiles.Field{X: 1, Y: 3}) // at stone 1
+	l.waiting = []*waiting{card(1000, tiles.Field{X: 2, Y: 1}, tiles.Field{X: 3, Y: 1}), w}
+	if l.seenAfterHeld(1) {
+		t.Error("a held card at the same stone, seen before, holds back the card the stone went onto")
+	}
+	l.waiting = []*waiting{card(1000, tiles.Field{X: 9, Y: 1}, tiles.Field{X: 8, Y: 1}), w}
+	if !l.seenAfterHeld(1) {
+		t.Error("a held card at another stone, seen before, does not hold back the card a stone went onto")
+	}
+}
+
+// TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone: a card beside no
+// stone that meets two stones' fields at a corner alone (a wrong play,
+// T2d) is held until a stone moves onto it: that stone is the one it was
+// laid at, and only it moves; nothing else is called.
+func TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone(t *testing.T) {
+	ref := tiles.New()
+	var vs []Verdict
+	players := tiles.DefaultPlayers(2)
+	s := tiles.Settings{Rounds: 2}
+	l, err := New(Config{Players: players, Settings: s, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	layout, _ := tiles.DefaultLayout(2)
+	l.apply([]tiles.Observation{
+		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
+		{Kind: tiles.ObsRound, Layout: &layout, Stones: []tiles.Field{{X: 2, Y: 2}, {X: 4, Y: 2}, {X: 1, Y: 6}, {X: 10, Y: 6}}, By: "camera"},
+	})
+	b := ref.Table().Board()
+	fs := []tiles.Field{{X: 3, Y: 3}, {X: 3, Y: 4}} // (3,3) meets (2,2) and (4,2) at corners
+	l.tick(1000)
+	l.apply([]tiles.Observation{{Kind: tiles.ObsLay, TimeMS: 1000, SeenMS: 1000, Player: "P1", Fields: fs,
+		Colours: []tiles.Colour{b.Colour(fs[0]), b.Colour(fs[1])}, By: "camera"}})
+	if len(l.waiting) != 1 || !l.waiting[0].held {
+		t.Fatalf("waiting %v, want the card held", l.waiting)
+	}
+	l.tick(1500)
+	l.apply([]tiles.Observation{seenStone(1500, 2, fs[1])})
+	var called []tiles.Rule
+	for _, v := range vs {
+		if v.Err != nil {
+			t.Errorf("%s refused: %v", v.Obs.Kind, v.Err)
+		}
+		if v.Verdict.Status == tiles.StatusViolation {
+			called = append(called, v.Verdict.Rule)
+		}
+	}
+	st := ref.State().Stones
+	if !slices.Equal(called, []tiles.Rule{tiles.T2d}) || st[0].At != (tiles.Field{X: 2, Y: 2}) || st[1].At != fs[1] {
+		t.Errorf("calls %v, stones 1 and 2 on %v and %v; want one T2d, (2,2) and %v", called, st[0].At, st[1].At, fs[1])
+	}
+}
