@@ -11,6 +11,12 @@ var starts = [Stones]Field{{2, 2}, {9, 2}, {2, 9}, {9, 9}}
 
 func newTestTable(t *testing.T, strict bool) *Table {
 	t.Helper()
+	return tableWithStones(t, starts, strict)
+}
+
+// tableWithStones is a table on the 12x12 board with the stones on at.
+func tableWithStones(t *testing.T, at [Stones]Field, strict bool) *Table {
+	t.Helper()
 	l, err := DefaultLayout(4)
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +25,7 @@ func newTestTable(t *testing.T, strict bool) *Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := NewTable(b, starts, strict)
+	tb, err := NewTable(b, at, strict)
 	if err != nil {
 		t.Fatal(err)
 	}

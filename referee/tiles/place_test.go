@@ -126,19 +126,8 @@ func TestTiles_T2d_CornerAloneIsNotNextToTheStone(t *testing.T) {
 // stones' fields at a corner alone is judged at the stone it was laid at,
 // if named (dev 787: it was judged at the other, which then moved).
 func TestTiles_T2d_CornerCardJudgedAtTheStoneNamed(t *testing.T) {
-	l, err := DefaultLayout(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := NewBoard(l)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, named := range []int{0, 1, 2} {
-		tb, err := NewTable(b, [Stones]Field{{2, 2}, {4, 2}, {2, 9}, {9, 9}}, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := tableWithStones(t, [Stones]Field{{2, 2}, {4, 2}, {2, 9}, {9, 9}}, false)
 		lay := fitting(tb, "A", Field{3, 3}, Field{3, 4}) // (3,3) meets (2,2) and (4,2) at corners
 		lay.Stone = named
 		j := judge(t, tb, lay)
