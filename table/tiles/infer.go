@@ -276,7 +276,7 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
-			if w.held && l.seenAfterHeld(i) {
+			if w.held && l.seenAfterHeld(i, o.Stone) {
 				w.stone = &o // given with its card, in the order seen (release)
 				return true
 			}
@@ -291,13 +291,17 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 }
 
 // seenAfterHeld reports whether a held card the camera saw before the
-// i-th waiting one, which a stone was just seen moving onto, waits before
-// it. One beside a stone the i-th lies by does not: the stone went onto
-// the i-th first, so it came first (T3a: a stone moves onto each card laid
-// at it).
-func (l *Loop) seenAfterHeld(i int) bool {
+// i-th waiting one, which stone (1..4, as the camera named it) was just
+// seen moving onto, waits before it. One beside that stone does not: the
+// stone went onto the i-th first, so it came first (T3a: a stone moves
+// onto each card laid at it). A stone named for none the i-th lies by
+// may be any of those.
+func (l *Loop) seenAfterHeld(i, stone int) bool {
 	st := l.ref.State().Stones
 	by := stonesBeside(st, l.waiting[i].card.Fields)
+	if slices.Contains(by, stone) {
+		by = []int{stone}
+	}
 	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool {
 		return e.held && waitsFor(e.card, l.waiting[i].card) &&
 			!slices.ContainsFunc(stonesBeside(st, e.card.Fields), func(s int) bool { return slices.Contains(by, s) })
@@ -568,7 +572,8 @@ func (l *Loop) finishNow() {
 func (l *Loop) finish() {
 	fin := l.finisher
 	l.finisher = nil
-	l.apply(l.laidBefore(fin.card))
+	early := l.laidBefore(fin.card)
+	l.apply(early)
 	l.finisher = nil // another player's last card among them: after the stop
 	var after []tiles.Observation
 	ws := l.waiting
@@ -577,8 +582,14 @@ func (l *Loop) finish() {
 		switch {
 		case w.card.TimeMS <= fin.card.TimeMS:
 			l.settle(w, nil)
-		case w.held && l.countsBefore(w.card, fin.card):
-			l.settle(w, nil) // held behind the last card, laid before the stop
+		case w.held && countsBefore(w.card, fin.card):
+			// held behind the last card, laid before the stop
+			if !slices.ContainsFunc(early, func(o tiles.Observation) bool {
+				return o.TimeMS == w.card.TimeMS && slices.Equal(o.Fields, w.card.Fields)
+			}) {
+				l.noteCounted(w.card, fin.card)
+			}
+			l.settle(w, nil)
 		case w.held:
 			after = append(after, w.card) // seen after the last card: late
 		}
@@ -603,7 +614,8 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 	var fields []tiles.Field
 	for _, o := range l.after {
 		switch {
-		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && l.countsBefore(o, last):
+		case (o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker) && countsBefore(o, last):
+			l.noteCounted(o, last)
 			early = append(early, o)
 			fields = append(fields, o.Fields...)
 		case o.Kind == tiles.ObsStone && len(o.Fields) == 1 && slices.Contains(fields, o.Fields[0]):
@@ -618,17 +630,19 @@ func (l *Loop) laidBefore(last tiles.Observation) []tiles.Observation {
 
 // countsBefore reports whether card o, reported after last (a player's
 // last card), was laid before the stop: first seen no later than last, or
-// another player's before the stop was called (CallDelayMS). It notes the
-// second case as unsure.
-func (l *Loop) countsBefore(o, last tiles.Observation) bool {
-	if o.SeenMS == 0 || last.SeenMS == 0 || o.SeenMS > last.SeenMS && (o.SeenMS > last.SeenMS+CallDelayMS || o.Player == last.Player) {
-		return false
-	}
+// another player's before the stop was called (CallDelayMS).
+func countsBefore(o, last tiles.Observation) bool {
+	return o.SeenMS != 0 && last.SeenMS != 0 &&
+		(o.SeenMS <= last.SeenMS || o.SeenMS <= last.SeenMS+CallDelayMS && o.Player != last.Player)
+}
+
+// noteCounted notes as unsure a card that counts though first seen after
+// last (countsBefore).
+func (l *Loop) noteCounted(o, last tiles.Observation) {
 	if o.SeenMS > last.SeenMS {
 		l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v first seen %d ms after %s's last card: laid before the stop was called, it counts (T5a)",
 			o.TimeMS, o.Player, o.Fields, o.SeenMS-last.SeenMS, last.Player))
 	}
-	return true
 }
 
 // checkStale notes when the stone that moved onto a card does not

@@ -150,6 +150,12 @@ func name(p *string) string {
 
 func twoPlayerRound(t *testing.T) (*Loop, *tiles.Referee, *[]Verdict) {
 	t.Helper()
+	return twoPlayerRoundWith(t, []tiles.Field{{X: 1, Y: 1}, {X: 10, Y: 1}, {X: 1, Y: 6}, {X: 10, Y: 6}})
+}
+
+// twoPlayerRoundWith begins a 2-player round with the stones on stones.
+func twoPlayerRoundWith(t *testing.T, stones []tiles.Field) (*Loop, *tiles.Referee, *[]Verdict) {
+	t.Helper()
 	ref := tiles.New()
 	var vs []Verdict
 	players := tiles.DefaultPlayers(2)
@@ -162,7 +168,7 @@ func twoPlayerRound(t *testing.T) (*Loop, *tiles.Referee, *[]Verdict) {
 	s := tiles.Settings{Rounds: 2}
 	l.apply([]tiles.Observation{
 		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
-		{Kind: tiles.ObsRound, Layout: &layout, Stones: []tiles.Field{{X: 1, Y: 1}, {X: 10, Y: 1}, {X: 1, Y: 6}, {X: 10, Y: 6}}, By: "camera"},
+		{Kind: tiles.ObsRound, Layout: &layout, Stones: stones, By: "camera"},
 	})
 	return l, ref, &vs
 }
@@ -1124,20 +1130,29 @@ func TestLoop_T5a_CardHeldBehindTheLastCountsIfSeenWithIt(t *testing.T) {
 // stone: the stone moves onto each card laid at it (T3a), so the card it
 // went onto first came first (dev 792: the two were judged the other way
 // round, a legal card called T3a). A held card at another stone seen
-// before it still goes first (who blocked a stone, T3b).
+// before it still goes first (who blocked a stone, T3b), also one at the
+// other stone a card between two lies by.
 func TestLoop_T3a_StoneOntoAHeldCardFirstSaysItCameFirst(t *testing.T) {
-	l, _, _ := twoPlayerRound(t) // stones on (1,1), (10,1), (1,6), (10,6)
+	l, _, _ := twoPlayerRoundWith(t, []tiles.Field{{X: 2, Y: 2}, {X: 5, Y: 2}, {X: 1, Y: 6}, {X: 10, Y: 6}})
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	card := func(seen int64, a, b tiles.Field) *waiting {
 		return &waiting{card: tiles.Observation{Kind: tiles.ObsLay, Player: "P1", SeenMS: seen, Fields: []tiles.Field{a, b}}, held: true}
 	}
-	w := card(1500, tiles.Field{X: 1, Y: 2}, tiles.Field{X: 1, Y: 3}) // at stone 1
-	l.waiting = []*waiting{card(1000, tiles.Field{X: 2, Y: 1}, tiles.Field{X: 3, Y: 1}), w}
-	if l.seenAfterHeld(1) {
-		t.Error("a held card at the same stone, seen before, holds back the card the stone went onto")
-	}
-	l.waiting = []*waiting{card(1000, tiles.Field{X: 9, Y: 1}, tiles.Field{X: 8, Y: 1}), w}
-	if !l.seenAfterHeld(1) {
-		t.Error("a held card at another stone, seen before, does not hold back the card a stone went onto")
+	for _, c := range []struct {
+		what       string
+		onto, seen *waiting // seen before onto, which stone moved onto
+		stone      int
+		waits      bool
+	}{
+		{"at the same stone", card(1500, f(2, 3), f(2, 4)), card(1000, f(3, 2), f(3, 3)), 1, false},
+		{"at another stone", card(1500, f(2, 3), f(2, 4)), card(1000, f(6, 2), f(7, 2)), 1, true},
+		{"at the stone that moved, the card between two", card(1500, f(3, 2), f(4, 2)), card(1000, f(2, 3), f(2, 4)), 1, false},
+		{"at the other stone the card between two lies by", card(1500, f(3, 2), f(4, 2)), card(1000, f(6, 2), f(7, 2)), 1, true},
+	} {
+		l.waiting = []*waiting{c.seen, c.onto}
+		if got := l.seenAfterHeld(1, c.stone); got != c.waits {
+			t.Errorf("a held card %s, seen before the card stone %d went onto: waits before it %v, want %v", c.what, c.stone, got, c.waits)
+		}
 	}
 }
 
@@ -1146,20 +1161,7 @@ func TestLoop_T3a_StoneOntoAHeldCardFirstSaysItCameFirst(t *testing.T) {
 // T2d) is held until a stone moves onto it: that stone is the one it was
 // laid at, and only it moves; nothing else is called.
 func TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone(t *testing.T) {
-	ref := tiles.New()
-	var vs []Verdict
-	players := tiles.DefaultPlayers(2)
-	s := tiles.Settings{Rounds: 2}
-	l, err := New(Config{Players: players, Settings: s, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	layout, _ := tiles.DefaultLayout(2)
-	l.apply([]tiles.Observation{
-		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
-		{Kind: tiles.ObsRound, Layout: &layout, Stones: []tiles.Field{{X: 2, Y: 2}, {X: 4, Y: 2}, {X: 1, Y: 6}, {X: 10, Y: 6}}, By: "camera"},
-	})
+	l, ref, vsp := twoPlayerRoundWith(t, []tiles.Field{{X: 2, Y: 2}, {X: 4, Y: 2}, {X: 1, Y: 6}, {X: 10, Y: 6}})
 	b := ref.Table().Board()
 	fs := []tiles.Field{{X: 3, Y: 3}, {X: 3, Y: 4}} // (3,3) meets (2,2) and (4,2) at corners
 	l.tick(1000)
@@ -1171,7 +1173,7 @@ func TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone(t *testing.T) {
 	l.tick(1500)
 	l.apply([]tiles.Observation{seenStone(1500, 2, fs[1])})
 	var called []tiles.Rule
-	for _, v := range vs {
+	for _, v := range *vsp {
 		if v.Err != nil {
 			t.Errorf("%s refused: %v", v.Obs.Kind, v.Err)
 		}

@@ -28,7 +28,7 @@ const (
 	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
 	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
 	hiddenGoneMS  = 1000  // a stone's field unreadable this long may have lost it
-	overlapMS     = 300   // stones believed on two fields this much longer at once are two
+	overlapMS     = 300   // a stone first seen on a card this long after the moving stone stood on its new field is another
 	seenAheadMS   = 200   // a piece seen this much earlier than one near it is reported first
 	searchEvery   = 250   // between attempts to find a new board
 	regressLimit  = 3     // fields that lose their piece at once: the board was cleared
@@ -848,7 +848,7 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, 
 			ways = slices.DeleteFunc(ways, func(wy []via) bool { return wy[0].reloc })
 		}
 	}
-	if touch(a, p) && w.otherStoneMoving(a) {
+	if a != to && touch(a, p) && w.otherStoneMoving(a) {
 		// the stone went straight onto the card's farther colour (T3a):
 		// a way that needs a wrong step is likelier over another moving
 		// stone's card
@@ -1332,8 +1332,9 @@ func (w *Watcher) seenFirstAhead() {
 }
 
 // emit returns the observations of the items done, in the order seen: an
-// item still being read, or a card beside a joker awaiting its stone,
-// holds back those after it.
+// item still being read, a card beside a joker awaiting its stone, or a
+// card near a half seen clearly earlier and not paired yet, holds back
+// those after it.
 func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	var out []tiles.Observation
 	n := 0
@@ -1352,25 +1353,33 @@ func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	return out
 }
 
-// besideEarlierHalf reports whether card it, seen whole with no stone on
-// it, lies near a new card half seen clearly earlier and not paired yet,
-// whose card may lie by a stone where it stands: that card came down
-// first and goes first (a card judged before the one its stone went over
-// first is called wrong). A half that cannot be by a stone's field was
-// laid where a stone went since, maybe over this card.
+// besideEarlierHalf reports whether card it, seen whole with no stone's
+// move paired to it, lies near a new card half seen clearly earlier and
+// not paired yet, whose card may lie by a stone where it stands: that
+// card came down first and goes first (a card judged before the one its
+// stone went over first is called wrong). A half that cannot be by a
+// stone's field was laid where a stone went since, maybe over this card;
+// one open towards this card lost its other half under it (T2c) and never
+// pairs.
 func (w *Watcher) besideEarlierHalf(it *item) bool {
 	if it.move || it.seen == 0 || it.pairStone != 0 {
 		return false
 	}
 	for f, t0 := range w.halves {
-		if t0+seenAheadMS >= it.seen || !slices.ContainsFunc(w.stones[:], func(s tiles.Field) bool { return abs(f.X-s.X)+abs(f.Y-s.Y) <= 2 }) {
+		if t0+seenAheadMS >= it.seen || !nearPiece(f, it.halves[:]) {
 			continue
 		}
-		for _, g := range it.halves {
-			if abs(f.X-g.X) <= 1 && abs(f.Y-g.Y) <= 1 {
-				return true
-			}
+		if o := w.believed(f).open; o >= 0 && slices.Contains(it.halves[:], step(f, o)) {
+			continue
+		}
+		if slices.ContainsFunc(w.stones[:], func(s tiles.Field) bool { return abs(f.X-s.X)+abs(f.Y-s.Y) <= 2 }) {
+			return true
 		}
 	}
 	return false
+}
+
+// nearPiece reports whether f touches or meets at a corner one of fs.
+func nearPiece(f tiles.Field, fs []tiles.Field) bool {
+	return slices.ContainsFunc(fs, func(g tiles.Field) bool { return abs(f.X-g.X) <= 1 && abs(f.Y-g.Y) <= 1 })
 }

@@ -619,22 +619,28 @@ func TestTilesVision_T2d_CardSeenFirstReportedFirst(t *testing.T) {
 // first (dev 792: the later card, reported first, had the earlier one
 // called T2d). A half far from it, seen with it, or too far from every
 // stone to be laid at one (laid where a stone went since, dev 780) holds
-// nothing.
+// nothing; nor does one open towards the card, whose other half the card
+// covers (T2c).
 func TestTilesVision_T3a_CardWaitsForAHalfSeenBeforeIt(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	for _, c := range []struct {
 		half  tiles.Field
 		seen  int64
 		stone tiles.Field
+		open  bool // towards the card's (11,3)
 		waits bool
 	}{
-		{f(10, 2), 733, f(11, 2), true},
-		{f(4, 2), 733, f(11, 2), false},
-		{f(10, 2), 1600, f(11, 2), false},
-		{f(10, 2), 733, f(11, 5), false},
+		{f(10, 2), 733, f(11, 2), false, true},
+		{f(4, 2), 733, f(11, 2), false, false},
+		{f(10, 2), 1600, f(11, 2), false, false},
+		{f(10, 2), 733, f(11, 5), false, false},
+		{f(10, 3), 733, f(11, 2), true, false},
 	} {
 		w := boardSeen(12, classColour[pxGreen])
 		w.stones = [tiles.Stones]tiles.Field{f(0, 11), f(5, 7), f(3, 11), c.stone}
+		if c.open {
+			w.believe(c.half, look{kind: lookCard, colour: classColour[pxRed], open: sideTo(c.half, f(11, 3))})
+		}
 		card := &item{t: 1733, seen: 1733, halves: [2]tiles.Field{f(11, 3), f(11, 4)}, done: true,
 			obs: []tiles.Observation{{Kind: tiles.ObsLay, Fields: []tiles.Field{f(11, 3), f(11, 4)}, By: "camera"}}}
 		w.items = []*item{card}
