@@ -210,33 +210,15 @@ func findBoard(t *topView, players int) (*Board, error) {
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
 	defer k.Close()
 	gocv.MorphologyEx(mask, &mask, gocv.MorphClose, k)
-	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer cs.Close()
-	side := 4 * FieldMM * pxPerMM
-	var parts []Pose
-	for i := range cs.Size() {
-		c := cs.At(i)
-		r := gocv.MinAreaRect(c)
-		w, h := float64(r.Width), float64(r.Height)
-		if w < 0.85*side || w > 1.15*side || h < 0.85*side || h > 1.15*side {
-			continue
-		}
-		a := r.Angle * math.Pi / 180
-		for a > math.Pi/4 {
-			a -= math.Pi / 2
-			w, h = h, w
-		}
-		for a < -math.Pi/4 {
-			a += math.Pi / 2
-			w, h = h, w
-		}
-		// The lens bends the table a little: the markers' plane maps the
-		// board's middle a few percent too big. Each part's fields are
-		// spaced as the part measures.
-		p := Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a,
-			SX: w / pxPerMM / (4 * FieldMM), SY: h / pxPerMM / (4 * FieldMM)}
-		p.setAffine()
-		parts = append(parts, p)
+	parts := partsIn(mask)
+	if len(parts) != want {
+		// A saturated cloth (checks of a print colour) joins the parts:
+		// its squares are smaller than a field, the parts solid.
+		n := int(math.Round(0.8 * FieldMM * pxPerMM))
+		kc := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(n, n))
+		defer kc.Close()
+		gocv.MorphologyEx(mask, &mask, gocv.MorphOpen, kc)
+		parts = partsIn(mask)
 	}
 	if len(parts) != want {
 		return nil, fmt.Errorf("%w: %d board parts seen, want %d", ErrNoBoard, len(parts), want)
@@ -270,6 +252,40 @@ func findBoard(t *topView, players int) (*Board, error) {
 		b.Layout.Parts = append(b.Layout.Parts, part)
 	}
 	return b, nil
+}
+
+// partsIn fits a board part's square to each blob of mask the size of
+// one.
+func partsIn(mask gocv.Mat) []Pose {
+	cs := gocv.FindContours(mask, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer cs.Close()
+	side := 4 * FieldMM * pxPerMM
+	var parts []Pose
+	for i := range cs.Size() {
+		c := cs.At(i)
+		r := gocv.MinAreaRect(c)
+		w, h := float64(r.Width), float64(r.Height)
+		if w < 0.85*side || w > 1.15*side || h < 0.85*side || h > 1.15*side {
+			continue
+		}
+		a := r.Angle * math.Pi / 180
+		for a > math.Pi/4 {
+			a -= math.Pi / 2
+			w, h = h, w
+		}
+		for a < -math.Pi/4 {
+			a += math.Pi / 2
+			w, h = h, w
+		}
+		// The lens bends the table a little: the markers' plane maps the
+		// board's middle a few percent too big. Each part's fields are
+		// spaced as the part measures.
+		p := Pose{X: float64(r.Center.X) / pxPerMM, Y: float64(r.Center.Y) / pxPerMM, A: a,
+			SX: w / pxPerMM / (4 * FieldMM), SY: h / pxPerMM / (4 * FieldMM)}
+		p.setAffine()
+		parts = append(parts, p)
+	}
+	return parts
 }
 
 var colorBlack = color.RGBA{}

@@ -2,6 +2,7 @@ package tiles
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -82,6 +83,65 @@ func stagedRound(tb testing.TB, untilMS int64) ([]tilesim.Event, *rtiles.Scene) 
 		}
 	}
 	return events, sc
+}
+
+// TestTilesVision_T1_BoardOnAClothCheckedInAPrintColour: a round's board on
+// a cloth checked in blue, a colour of the fields, saturated like the
+// print: its squares join the board parts in the mask, and the board is
+// found all the same, with its stones (held-out seed 800: no board in the
+// whole video).
+func TestTilesVision_T1_BoardOnAClothCheckedInAPrintColour(t *testing.T) {
+	var events []tilesim.Event
+	if _, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 800, Rounds: 1}, func(e tilesim.Event) error {
+		if e.Kind == tilesim.EvMatch || e.Kind == tilesim.EvRound {
+			events = append(events, e)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := scene.DefaultConfig()
+	cfg.Preamble = false
+	sc, err := rtiles.New(cfg, events[0].Players, 800) // a blue checked cloth
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if err := sc.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := NewWatcher(Config{Players: events[0].Players})
+	defer w.Close()
+	mat := gocv.NewMat()
+	defer mat.Close()
+	var round *tiles.Observation
+	for k := range 10 {
+		if _, err := sc.Render(int64(k)*100, &mat); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := w.Feed(mat, int64(k)*100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range obs {
+			if o.Kind == tiles.ObsRound {
+				round = &o
+			}
+		}
+	}
+	if round == nil {
+		t.Fatal("no board found")
+	}
+	want := events[1]
+	if !reflect.DeepEqual(*round.Layout, *want.Layout) || !sameFields(round.Stones, want.Stones) {
+		t.Errorf("board %v, stones %v; want %v, %v", round.Layout, round.Stones, want.Layout, want.Stones)
+	}
+}
+
+// sameFields reports whether a and b hold the same fields in any order.
+func sameFields(a, b []tiles.Field) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(f tiles.Field) bool { return !slices.Contains(b, f) })
 }
 
 // The first 12 s of a rendered 4-player round: the board and stones are
