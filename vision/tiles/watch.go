@@ -1302,10 +1302,8 @@ func nearby(a, b *item) bool {
 	fa, na := a.pieceFields()
 	fb, nb := b.pieceFields()
 	for _, f := range fa[:na] {
-		for _, g := range fb[:nb] {
-			if abs(f.X-g.X) <= 1 && abs(f.Y-g.Y) <= 1 {
-				return true
-			}
+		if nearPiece(f, fb[:nb]) {
+			return true
 		}
 	}
 	return false

@@ -62,8 +62,15 @@ func TestTilesVision_Cheapest(t *testing.T) {
 // round always) and the scene they were applied to.
 func stagedRound(tb testing.TB, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
 	tb.Helper()
+	return stagedRoundOf(tb, 4, 7, untilMS)
+}
+
+// stagedRoundOf is stagedRound for the round of players and seed (the
+// scene's seed too); untilMS < 0 stages the board alone.
+func stagedRoundOf(tb testing.TB, players int, seed uint64, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
+	tb.Helper()
 	var events []tilesim.Event
-	if _, err := tilesim.Run(tilesim.Config{Players: 4, Seed: 7, Rounds: 1}, func(e tilesim.Event) error {
+	if _, err := tilesim.Run(tilesim.Config{Players: players, Seed: seed, Rounds: 1}, func(e tilesim.Event) error {
 		if untilMS == 0 || e.TimeMS <= untilMS || e.Kind == tilesim.EvMatch || e.Kind == tilesim.EvRound {
 			events = append(events, e)
 		}
@@ -73,7 +80,7 @@ func stagedRound(tb testing.TB, untilMS int64) ([]tilesim.Event, *rtiles.Scene) 
 	}
 	cfg := scene.DefaultConfig()
 	cfg.Preamble = false
-	sc, err := rtiles.New(cfg, events[0].Players, 7)
+	sc, err := rtiles.New(cfg, events[0].Players, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -91,26 +98,7 @@ func stagedRound(tb testing.TB, untilMS int64) ([]tilesim.Event, *rtiles.Scene) 
 // found all the same, with its stones (held-out seed 800: no board in the
 // whole video).
 func TestTilesVision_T1_BoardOnAClothCheckedInAPrintColour(t *testing.T) {
-	var events []tilesim.Event
-	if _, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 800, Rounds: 1}, func(e tilesim.Event) error {
-		if e.Kind == tilesim.EvMatch || e.Kind == tilesim.EvRound {
-			events = append(events, e)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := scene.DefaultConfig()
-	cfg.Preamble = false
-	sc, err := rtiles.New(cfg, events[0].Players, 800) // a blue checked cloth
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range events {
-		if err := sc.Apply(e); err != nil {
-			t.Fatal(err)
-		}
-	}
+	events, sc := stagedRoundOf(t, 2, 800, -1) // a blue checked cloth
 	w := NewWatcher(Config{Players: events[0].Players})
 	defer w.Close()
 	mat := gocv.NewMat()
