@@ -246,6 +246,12 @@ func stats(pix []byte, fp *fieldPoints, ring bool) fieldStats {
 
 func (s fieldStats) darkMiddle() bool { return 10*s.inner[pxDark] > 3*s.n }
 
+// darkMiddle reports whether field f of frame pix is dark in its middle:
+// something dark stands on it, maybe a stone off its centre.
+func (s *sampler) darkMiddle(pix []byte, f tiles.Field) bool {
+	return stats(pix, &s.fields[f.Y][f.X], false).darkMiddle()
+}
+
 // look classifies field f of frame pix: as it lies, or, on a side towards
 // another part, as a card half over the gap (a stone stands on its
 // field's middle, off the half's).

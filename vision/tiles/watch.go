@@ -197,6 +197,11 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 		for x := range b.W {
 			f := tiles.Field{X: x, Y: y}
 			l := smp.look(w.pix, f)
+			if l.kind == lookHidden && smp.darkMiddle(w.pix, f) {
+				// a stone set down off its field's middle: the board's
+				// colour lies under it
+				l = look{kind: lookStone, colour: b.Colour(f), open: -1}
+			}
 			if (l.kind != lookFree && l.kind != lookStone) || l.colour != b.Colour(f) {
 				return nil
 			}
