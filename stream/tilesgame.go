@@ -146,6 +146,14 @@ func (r TilesReferee) Table() *tiles.Table {
 	return nil
 }
 
+// Reclaims asks the referee whether a stone's move would take a card
+// called wrong as laid at that stone after all.
+func (r TilesReferee) Reclaims(stone int, f tiles.Field, tMS int64) bool {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	return r.g.ref.Reclaims(stone, f, tMS)
+}
+
 // Changed implements Controller.
 func (g *TilesGame) Changed() <-chan struct{} { return g.changed }
 

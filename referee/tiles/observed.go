@@ -105,7 +105,7 @@ type game struct {
 	deadlock bool
 	left     map[string]int
 	verdicts []Verdict
-	strays   map[Field]*stray // this round's cards called as laid beside no stone, by field
+	strays   map[Field]*stray // this round's cards called as laid beside no stone or at a corner, by field
 }
 
 // Referee is the observed model: it takes observations, decides every
@@ -296,8 +296,8 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 	}
 	return v, func() {
 		g.table.ApplyLay(l, j)
-		if j.Stone == 0 && j.Violation != nil && j.Violation.Rule == T2b {
-			s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, fault: *j.Violation}
+		if j.Violation != nil && (j.Stone == 0 && j.Violation.Rule == T2b || j.Violation.Rule == T2d) {
+			s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, fault: *j.Violation, corner: j.Stone}
 			g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
 		}
 	}, nil

@@ -226,3 +226,78 @@ func TestTiles_T5a_OwnerOfACardLaidForNobody(t *testing.T) {
 		t.Errorf("a card with an owner: %v, want ErrInvalid", err)
 	}
 }
+
+// TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall: a card
+// called as meeting a stone's field at a corner alone (T2d), onto which a
+// blocked stone is then carried, was that stone's new place (T3b): the
+// stone's verdict withdraws the call, the player's fault goes, and the
+// corner stone awaits nothing. The corner stone itself, or a stone that
+// was not blocked, moving onto it proves nothing. The blocked stone may be
+// owed by the card's player, or by nobody (held-out 807: an unread card
+// blocked it, and its relocation was called T2d).
+func TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall(t *testing.T) {
+	for _, owed := range []string{"P2", ""} {
+		blockedOntoCornerCard(t, owed)
+	}
+}
+
+// blockedOntoCornerCard plays TestTiles_T2d_BlockedStoneOntoACornerCard-
+// WithdrawsTheCall with the blocked stone owed by owed (the card's player,
+// or nobody: a card whose frame was not read blocked it).
+func blockedOntoCornerCard(t *testing.T, owed string) {
+	obs, _ := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb := r.g.table
+	// stone 1 walled in by cards nobody is charged for
+	for _, n := range tb.stones[0].At.Neighbours() {
+		if !tb.board.On(n) || !tb.free(n) {
+			continue
+		}
+		for _, m := range n.Neighbours() {
+			if tb.board.On(m) && tb.free(m) {
+				l := fitting(tb, "", n, m)
+				tb.ApplyLay(l, Judgement{})
+				break
+			}
+		}
+	}
+	if !tb.Blocked(1) {
+		t.Fatal("stone 1 not blocked")
+	}
+	var card Lay
+	at := tb.stones[1].At
+	for _, d := range []Field{{at.X - 1, at.Y - 1}, {at.X + 1, at.Y - 1}, {at.X - 1, at.Y + 1}, {at.X + 1, at.Y + 1}} {
+		for _, e := range d.Neighbours() {
+			l := fitting(tb, "P2", d, e)
+			if j, err := tb.CheckLay(l); tb.board.On(d) && tb.board.On(e) && err == nil && j.Violation != nil && j.Violation.Rule == T2d && j.Stone == 2 {
+				card = l
+			}
+		}
+	}
+	if card.Player == "" {
+		t.Fatal("no card meets stone 2's field at a corner alone")
+	}
+	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: card.Fields[:], Colours: card.Colours[:]})
+	if err != nil || called.Rule != T2d {
+		t.Fatalf("the corner card: %+v %v, want a T2d call", called, err)
+	}
+	tb.stones[0].Owed = owed
+	f := card.Fields[0]
+	for stone, want := range map[int]bool{1: true, 2: false, 3: false} {
+		if got := r.Reclaims(stone, f, 1500); got != want {
+			t.Errorf("owed by %q: stone %d onto the corner card takes it as laid at it: %v, want %v", owed, stone, got, want)
+		}
+	}
+	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 1, Fields: []Field{f}})
+	if err != nil || v.Status != StatusOK || v.Withdraws != called.Seq || v.Player != "P2" {
+		t.Fatalf("owed by %q: the blocked stone onto it: %+v %v, want ok, withdrawing call %d", owed, v, err, called.Seq)
+	}
+	if st := r.State(); len(st.Faults["P2"]) != 0 || st.Stones[0].At != f || tb.Awaited(2) {
+		t.Errorf("owed by %q: after: faults %v, stone 1 on %v (want none, on %v), stone 2 awaits a card %v", owed, st.Faults, st.Stones[0].At, f, tb.Awaited(2))
+	}
+}

@@ -9,21 +9,29 @@ import (
 // stone moving onto it shows that it was laid at that stone after all.
 const strayWindowMS = 10000
 
-// stray is a card judged as laid beside no stone (T2b): the verdict that
-// called it, by index in the round's verdicts.
+// stray is a card judged as laid beside no stone (T2b), or meeting the
+// corner stone's field at a corner alone (T2d): the verdict that called
+// it, by index in the round's verdicts.
 type stray struct {
 	verdict int
 	lay     Lay
 	timeMS  int64
 	fault   Violation
+	corner  int // T2d: the stone it met at a corner (1..4)
 }
 
 // strayAt finds the stray card on f that stone (1..4) may have moved
 // onto: the stone has no card awaiting it nor relocates onto a card laid
-// for it (CheckStone judges those), and the card was laid lately.
+// for it (CheckStone judges those), and the card was laid lately. A card
+// called T2d is another stone's only if that stone was blocked: carried
+// over to a new place (T3b), it made the card no wrong play, whoever owed
+// the stone; the corner stone moving onto it is the wrong play itself.
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 	s := g.strays[f]
-	if s == nil || g.table.Awaited(stone) || g.table.relocatedBy(stone, f) > 0 || tMS-s.timeMS > strayWindowMS {
+	if s == nil || g.table.Awaited(stone) || (s.corner == 0 && g.table.relocatedBy(stone, f) > 0) || tMS-s.timeMS > strayWindowMS {
+		return nil
+	}
+	if s.corner != 0 && (stone == s.corner || !g.table.Blocked(stone)) {
 		return nil
 	}
 	if p, _ := g.table.Piece(f); p.Kind != PieceCard || p.Owner != s.lay.Player {
@@ -51,6 +59,9 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 			delete(g.strays, f)
 		}
 		g.table.reclaim(o.Stone, o.Fields[0], l.Player, s.fault, x)
+		if s.corner != 0 {
+			g.table.forget(s.corner, l.Fields)
+		}
 	}
 }
 
@@ -71,4 +82,19 @@ func (t *Table) reclaim(stone int, to Field, player string, fault Violation, x *
 		}
 	}
 	t.ApplyStone(stone, to, player, nil)
+}
+
+// forget drops the wait of stone (1..4) for the card on fs: another stone
+// went onto it.
+func (t *Table) forget(stone int, fs [2]Field) {
+	if p := t.pending[stone-1]; p != nil && slices.Equal(p.fields, fs[:]) {
+		t.pending[stone-1] = nil
+	}
+}
+
+// Reclaims reports whether stone (1..4) moving onto f at tMS would take a
+// card called as laid beside no stone or at a corner (T2b, T2d) as laid
+// at it after all: that stone's name, as the camera gave it, stands.
+func (r *Referee) Reclaims(stone int, f Field, tMS int64) bool {
+	return r.g.phase == PhasePlaying && stone >= 1 && stone <= Stones && r.g.strayAt(stone, f, tMS) != nil
 }

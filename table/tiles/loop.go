@@ -30,6 +30,9 @@ type Referee interface {
 	// (CheckStone, CheckLay) without making it: a copy, or one that
 	// changes only through Apply.
 	Table() *tiles.Table
+	// Reclaims says whether a stone's move onto a field takes the card
+	// there, called wrong, as laid at that stone after all.
+	Reclaims(stone int, f tiles.Field, tMS int64) bool
 }
 
 // Verdict is one observation (seen, or inferred by the loop: By "loop")

@@ -1186,3 +1186,53 @@ func TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone(t *testing.T) {
 		t.Errorf("calls %v, stones 1 and 2 on %v and %v; want one T2d, (2,2) and %v", called, st[0].At, st[1].At, fs[1])
 	}
 }
+
+// TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName: a card meeting
+// stone 2's field at a corner alone is called T2d, and then the camera
+// sees blocked stone 3 carried onto it: the card was stone 3's new place
+// (T3b; who owed the stone depends on the order of cards laid at once,
+// T3c). The move keeps the name the camera gave it, not the corner
+// stone's that awaited the card, and the call is withdrawn (held-out 807:
+// the move was renamed for stone 2, and the relocation stayed T2d).
+func TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	at3 := tb.Stones()[2].At
+	for _, n := range at3.Neighbours() { // P1's cards wall stone 3 in
+		if !tb.Board().On(n) || !tb.Free(n) {
+			continue
+		}
+		for _, m := range n.Neighbours() {
+			if tb.Board().On(m) && tb.Free(m) && m != at3 {
+				l := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
+				tb.ApplyLay(l, tiles.Judgement{})
+				break
+			}
+		}
+	}
+	if !tb.Blocked(3) || tb.Stones()[2].Owed != "P1" {
+		t.Fatalf("stone 3 blocked %v, owed by %q; want blocked, by P1", tb.Blocked(3), tb.Stones()[2].Owed)
+	}
+	// stone 2 stands on (10,1); it would go onto the farther field, too
+	corner, far := tiles.Field{X: 9, Y: 2}, tiles.Field{X: 9, Y: 3}
+	card := tiles.Lay{Player: "P2", Fields: [2]tiles.Field{corner, far}}
+	card.Colours = [2]tiles.Colour{tb.Board().Colour(card.Fields[0]), tb.Board().Colour(card.Fields[1])}
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenLay(1000, card)})
+	l.tick(1600)
+	l.apply([]tiles.Observation{seenStone(1600, 3, far)})
+	l.tick(1600 + StoneWaitMS)
+	var called, withdrawn bool
+	for _, v := range *vs {
+		called = called || v.Verdict.Rule == tiles.T2d
+		withdrawn = withdrawn || v.Verdict.Withdraws != 0
+		if v.Err != nil || (v.Verdict.Status == tiles.StatusViolation && v.Verdict.Rule != tiles.T2d) {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	st := ref.State()
+	if !called || !withdrawn || len(st.Faults["P2"]) != 0 || st.Stones[2].At != far || st.Stones[1].At != (tiles.Field{X: 10, Y: 1}) {
+		t.Errorf("T2d called %v, withdrawn %v; P2's faults %v; stones 2 and 3 on %v and %v, want (10,1) and %v",
+			called, withdrawn, st.Faults["P2"], st.Stones[1].At, st.Stones[2].At, far)
+	}
+}

@@ -20,7 +20,7 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 	if !stoneMove(t, o) {
 		return o
 	}
-	if _, v, err := t.CheckStone(o.Stone, o.Fields[0]); err != nil || v == nil {
+	if _, v, err := t.CheckStone(o.Stone, o.Fields[0]); err != nil || v == nil || l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
 		return o
 	}
 	k := 0
