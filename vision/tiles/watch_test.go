@@ -106,32 +106,7 @@ func stagedMatch(tb testing.TB, cfg tilesim.Config, untilMS int64) ([]tilesim.Ev
 // whole video).
 func TestTilesVision_T1_BoardOnAClothCheckedInAPrintColour(t *testing.T) {
 	events, sc := stagedRoundOf(t, 2, 800, -1) // a blue checked cloth
-	w := NewWatcher(Config{Players: events[0].Players})
-	defer w.Close()
-	mat := gocv.NewMat()
-	defer mat.Close()
-	var round *tiles.Observation
-	for k := range 10 {
-		if _, err := sc.Render(int64(k)*100, &mat); err != nil {
-			t.Fatal(err)
-		}
-		obs, err := w.Feed(mat, int64(k)*100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range obs {
-			if o.Kind == tiles.ObsRound {
-				round = &o
-			}
-		}
-	}
-	if round == nil {
-		t.Fatal("no board found")
-	}
-	want := events[1]
-	if !reflect.DeepEqual(*round.Layout, *want.Layout) || !sameFields(round.Stones, want.Stones) {
-		t.Errorf("board %v, stones %v; want %v, %v", round.Layout, round.Stones, want.Layout, want.Stones)
-	}
+	boardFound(t, events, sc, 0, events[1])
 }
 
 // TestTilesVision_T1_BoardFoundWithAStoneOffItsFieldsMiddle: the second
@@ -153,6 +128,13 @@ func TestTilesVision_T1_BoardFoundWithAStoneOffItsFieldsMiddle(t *testing.T) {
 	if want.Round != 2 || slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Round == 2 && e.Kind == tilesim.EvLay }) {
 		t.Fatalf("at %d ms: round %d, want round 2 with nothing laid", at, want.Round)
 	}
+	boardFound(t, events, sc, at, want)
+}
+
+// boardFound feeds a watcher a second of the scene from at and checks
+// that it finds round want's board and stones.
+func boardFound(t *testing.T, events []tilesim.Event, sc *rtiles.Scene, at int64, want tilesim.Event) {
+	t.Helper()
 	w := NewWatcher(Config{Players: events[0].Players})
 	defer w.Close()
 	mat := gocv.NewMat()
