@@ -69,11 +69,11 @@ func stagedRound(tb testing.TB, untilMS int64) ([]tilesim.Event, *rtiles.Scene) 
 // scene's seed too); untilMS < 0 stages the board alone.
 func stagedRoundOf(tb testing.TB, players int, seed uint64, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
 	tb.Helper()
-	return stagedMatch(tb, tilesim.Config{Players: players, Seed: seed, Rounds: 1}, untilMS)
+	return stagedUntil(tb, tilesim.Config{Players: players, Seed: seed, Rounds: 1}, untilMS)
 }
 
-// stagedMatch stages the match of cfg as stagedRoundOf does a round.
-func stagedMatch(tb testing.TB, cfg tilesim.Config, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
+// stagedUntil stages the match of cfg as stagedRoundOf does a round.
+func stagedUntil(tb testing.TB, cfg tilesim.Config, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
 	tb.Helper()
 	seed := cfg.Seed
 	var events []tilesim.Event
@@ -118,7 +118,7 @@ func TestTilesVision_T1_BoardOnAClothCheckedInAPrintColour(t *testing.T) {
 // stone, and the board is found with its four stones.
 func TestTilesVision_T1_BoardFoundWithAStoneOffItsFieldsMiddle(t *testing.T) {
 	const at = 52000 // ms: round 2 is on the table, before its first card
-	events, sc := stagedMatch(t, tilesim.Config{Players: 3, Seed: 802, Rounds: 2, ErrorRate: 0.03}, at)
+	events, sc := stagedUntil(t, tilesim.Config{Players: 3, Seed: 802, Rounds: 2, ErrorRate: 0.03}, at)
 	var want tilesim.Event
 	for _, e := range events {
 		if e.Kind == tilesim.EvRound {
