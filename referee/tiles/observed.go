@@ -296,7 +296,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 	}
 	return v, func() {
 		g.table.ApplyLay(l, j)
-		if j.Violation != nil && (j.Stone == 0 && j.Violation.Rule == T2b || j.Violation.Rule == T2d) {
+		if j.Violation != nil && ((j.Stone == 0 && j.Violation.Rule == T2b) || j.Violation.Rule == T2d) {
 			s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, fault: *j.Violation, corner: j.Stone}
 			g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
 		}
@@ -342,7 +342,10 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, x.Reason
 	}
-	return v, func() { g.table.ApplyStone(o.Stone, o.Fields[0], who, x) }, nil
+	return v, func() {
+		g.table.ApplyStone(o.Stone, o.Fields[0], who, x)
+		g.settleStray(o.Stone, o.Fields[0])
+	}, nil
 }
 
 // decideEnd ends the round: a stop (T5a; a stop with cards left is the

@@ -237,14 +237,18 @@ func TestTiles_T5a_OwnerOfACardLaidForNobody(t *testing.T) {
 // blocked it, and its relocation was called T2d).
 func TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall(t *testing.T) {
 	for _, owed := range []string{"P2", ""} {
-		blockedOntoCornerCard(t, owed)
+		blockedOntoCornerCard(t, owed, false)
 	}
+	blockedOntoCornerCard(t, "", true)
 }
 
 // blockedOntoCornerCard plays TestTiles_T2d_BlockedStoneOntoACornerCard-
-// WithdrawsTheCall with the blocked stone owed by owed (the card's player,
-// or nobody: a card whose frame was not read blocked it).
-func blockedOntoCornerCard(t *testing.T, owed string) {
+// WithdrawsTheCall with the blocked stone's duty set by hand to owed (the
+// card's player, or nobody: a card whose frame was not read blocked it;
+// in play, owed by the card's player before it, the card would have been
+// judged a relocation at once). With cornerFirst the corner stone goes
+// onto the card first: it took its card, and no other stone can.
+func blockedOntoCornerCard(t *testing.T, owed string, cornerFirst bool) {
 	obs, _ := script(t)
 	r := New()
 	for _, o := range obs[:2] {
@@ -288,6 +292,18 @@ func blockedOntoCornerCard(t *testing.T, owed string) {
 	}
 	tb.stones[0].Owed = owed
 	f := card.Fields[0]
+	if cornerFirst {
+		far, _ := farther(card.Fields, tb.stones[1].At)
+		if v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1200, Stone: 2, Fields: []Field{far}}); err != nil || v.Withdraws != 0 {
+			t.Fatalf("the corner stone onto its card: %+v %v", v, err)
+		}
+		for _, g := range card.Fields {
+			if r.Reclaims(1, g, 1500) {
+				t.Errorf("stone 2 took the corner card: blocked stone 1 onto %v takes it as laid at it", g)
+			}
+		}
+		return
+	}
 	for stone, want := range map[int]bool{1: true, 2: false, 3: false} {
 		if got := r.Reclaims(stone, f, 1500); got != want {
 			t.Errorf("owed by %q: stone %d onto the corner card takes it as laid at it: %v, want %v", owed, stone, got, want)

@@ -5,8 +5,9 @@ import (
 	"slices"
 )
 
-// strayWindowMS is how soon after a card laid beside no stone (T2b) a
-// stone moving onto it shows that it was laid at that stone after all.
+// strayWindowMS is how soon after a card called wrong for where it lies
+// (T2b, T2d) a stone moving onto it shows that it was laid at that stone
+// after all.
 const strayWindowMS = 10000
 
 // stray is a card judged as laid beside no stone (T2b), or meeting the
@@ -17,7 +18,7 @@ type stray struct {
 	lay     Lay
 	timeMS  int64
 	fault   Violation
-	corner  int // T2d: the stone it met at a corner (1..4)
+	corner  int // T2d: the stone it met at a corner (1..4); 0 for T2b
 }
 
 // strayAt finds the stray card on f that stone (1..4) may have moved
@@ -43,13 +44,19 @@ func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 // decideReclaim judges stone o moving onto stray card s: a stone moves
 // only onto a card laid at it (T3a), so the card was laid at that stone,
 // which stood elsewhere than the referee had it (a card laid at it was
-// missed), or a blocked stone relocated onto it (T3b). The T2b call is
-// withdrawn; the card's colours are judged now (T2a).
+// missed), or a blocked stone relocated onto it (T3b; always so for a
+// card called T2d). The T2b or T2d call is withdrawn; the card's colours
+// are judged now (T2a).
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq,
 		Reason: fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)}
+	if s.corner != 0 {
+		v.Rule = T3b
+		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
+			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
+	}
 	x := g.table.checkColours(l)
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, v.Reason+"; but "+x.Reason
@@ -58,10 +65,10 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 		for _, f := range l.Fields {
 			delete(g.strays, f)
 		}
-		g.table.reclaim(o.Stone, o.Fields[0], l.Player, s.fault, x)
 		if s.corner != 0 {
-			g.table.forget(s.corner, l.Fields)
+			g.table.forget(s.corner, l.Fields) // before the move: block judges the corner stone too
 		}
+		g.table.reclaim(o.Stone, o.Fields[0], l.Player, s.fault, x)
 	}
 }
 
@@ -97,4 +104,14 @@ func (t *Table) forget(stone int, fs [2]Field) {
 // at it after all: that stone's name, as the camera gave it, stands.
 func (r *Referee) Reclaims(stone int, f Field, tMS int64) bool {
 	return r.g.phase == PhasePlaying && stone >= 1 && stone <= Stones && r.g.strayAt(stone, f, tMS) != nil
+}
+
+// settleStray forgets the card called T2d on f once its corner stone has
+// moved onto it: that stone took it, no other can.
+func (g *game) settleStray(stone int, f Field) {
+	if s := g.strays[f]; s != nil && s.corner == stone {
+		for _, x := range s.lay.Fields {
+			delete(g.strays, x)
+		}
+	}
 }

@@ -1204,8 +1204,8 @@ func TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName(t *testing.T) {
 		}
 		for _, m := range n.Neighbours() {
 			if tb.Board().On(m) && tb.Free(m) && m != at3 {
-				l := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
-				tb.ApplyLay(l, tiles.Judgement{})
+				wall := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
+				tb.ApplyLay(wall, tiles.Judgement{})
 				break
 			}
 		}

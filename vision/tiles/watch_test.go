@@ -128,7 +128,43 @@ func TestTilesVision_T1_BoardFoundWithAStoneOffItsFieldsMiddle(t *testing.T) {
 	if want.Round != 2 || slices.ContainsFunc(events, func(e tilesim.Event) bool { return e.Round == 2 && e.Kind == tilesim.EvLay }) {
 		t.Fatalf("at %d ms: round %d, want round 2 with nothing laid", at, want.Round)
 	}
+	if !offMiddle(t, sc, at, len(events[0].Players), want) {
+		t.Fatal("no stone field looks hidden with a dark middle: the scene no longer shows the case")
+	}
 	boardFound(t, events, sc, at, want)
+}
+
+// offMiddle reports whether a stone of round want (of players), in the scene at tMS,
+// stands on a field that looks like nothing sure but is dark in its
+// middle (a stone off its field's centre).
+func offMiddle(t *testing.T, sc *rtiles.Scene, tMS int64, players int, want tilesim.Event) bool {
+	t.Helper()
+	mat := gocv.NewMat()
+	defer mat.Close()
+	if _, err := sc.Render(tMS, &mat); err != nil {
+		t.Fatal(err)
+	}
+	top, err := newTopView(mat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer top.Close()
+	if err := top.warp(mat); err != nil {
+		t.Fatal(err)
+	}
+	b, err := findBoard(top, players)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pix, err := mat.DataPtrUint8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refineParts(b, pix, top.frame.X, top.frame.Y, top.inv)
+	smp := newSampler(top.inv, top.frame.X, top.frame.Y, b)
+	return slices.ContainsFunc(want.Stones, func(f tiles.Field) bool {
+		return smp.look(pix, f).kind == lookHidden && smp.darkMiddle(pix, f)
+	})
 }
 
 // boardFound feeds a watcher a second of the scene from at and checks
