@@ -49,13 +49,14 @@ func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 // are judged now (T2a).
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
-	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq,
-		Reason: fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
-			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)}
+	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq}
 	if s.corner != 0 {
 		v.Rule = T3b
 		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
 			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
+	} else {
+		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
+			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)
 	}
 	x := g.table.checkColours(l)
 	if x != nil {

@@ -75,7 +75,6 @@ func stagedRoundOf(tb testing.TB, players int, seed uint64, untilMS int64) ([]ti
 // stagedUntil stages the match of cfg as stagedRoundOf does a round.
 func stagedUntil(tb testing.TB, cfg tilesim.Config, untilMS int64) ([]tilesim.Event, *rtiles.Scene) {
 	tb.Helper()
-	seed := cfg.Seed
 	var events []tilesim.Event
 	if _, err := tilesim.Run(cfg, func(e tilesim.Event) error {
 		if untilMS == 0 || e.TimeMS <= untilMS || e.Kind == tilesim.EvMatch || e.Kind == tilesim.EvRound {
@@ -87,7 +86,7 @@ func stagedUntil(tb testing.TB, cfg tilesim.Config, untilMS int64) ([]tilesim.Ev
 	}
 	sceneCfg := scene.DefaultConfig()
 	sceneCfg.Preamble = false
-	sc, err := rtiles.New(sceneCfg, events[0].Players, seed)
+	sc, err := rtiles.New(sceneCfg, events[0].Players, cfg.Seed)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -134,9 +133,9 @@ func TestTilesVision_T1_BoardFoundWithAStoneOffItsFieldsMiddle(t *testing.T) {
 	boardFound(t, events, sc, at, want)
 }
 
-// offMiddle reports whether a stone of round want (of players), in the scene at tMS,
-// stands on a field that looks like nothing sure but is dark in its
-// middle (a stone off its field's centre).
+// offMiddle reports whether a stone of round want (of players), in the
+// scene at tMS, stands on a field that looks like nothing sure but is
+// dark in its middle (a stone off its field's centre).
 func offMiddle(t *testing.T, sc *rtiles.Scene, tMS int64, players int, want tilesim.Event) bool {
 	t.Helper()
 	mat := gocv.NewMat()
