@@ -24,9 +24,10 @@ type piece struct {
 //
 // A stone's move names the stone its card was laid at (T3a: a stone
 // always moves onto the new card) and comes some frames after the card.
-// A card whose stone the watcher did not name and that lies beside one
-// stone goes to the referee at once, which then waits for that stone's
-// move; a card that may relocate a blocked stone (T3b), lies beside
+// Every card waits OrderGraceMS for cards seen with it (byRules picks
+// their order). A card whose stone the watcher did not name and that
+// lies beside one stone then goes to the referee, which waits for that
+// stone's move; a card that may relocate a blocked stone (T3b), lies beside
 // several stones or near a card still waiting is held until a stone
 // moves onto it (mustHold); a card seen after a held one waits for it
 // (the order says who blocked a stone, T3b). A move not seen is assumed by the rules only
@@ -66,10 +67,13 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		switch o.Kind {
 		case tiles.ObsLay:
 			l.flushBeside(o.Fields)
+			since := max(o.TimeMS, l.now)
 			if i := l.place(o); l.mustHold(o, i) {
-				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: max(o.TimeMS, l.now), held: true, last: l.lastCard(o)})
+				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, last: l.lastCard(o)})
+			} else if l.playingTable() != nil { // waits for its grace (byRules)
+				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, graceOnly: true, last: l.lastCard(o)})
 			} else {
-				l.lay(o, max(o.TimeMS, l.now))
+				l.lay(o, since)
 			}
 			l.adopt(o.Fields)
 			continue
@@ -208,11 +212,15 @@ func moveAfter(out []tiles.Observation, i, j int) {
 type waiting struct {
 	card  tiles.Observation
 	since int64
+	grace int64 // held: not given to the referee before this time
 	held  bool
-	last  bool // held, and its player's last card if the held before it count
-	moved bool // the finisher: its stone's move was given
-	v     tiles.Verdict
-	from  tiles.Field
+	// graceOnly: held for its grace alone; the stone seen moving onto it
+	// does not name its stone (the referee finds the one it lies by)
+	graceOnly bool
+	last      bool // held, and its player's last card if the held before it count
+	moved     bool // the finisher: its stone's move was given
+	v         tiles.Verdict
+	from      tiles.Field
 	// stone is the move seen onto a held card that waits for a card seen
 	// before it
 	stone *tiles.Observation
@@ -303,7 +311,7 @@ func (l *Loop) seenAfterHeld(i, stone int) bool {
 		by = []int{stone}
 	}
 	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool {
-		return e.held && waitsFor(e.card, l.waiting[i].card) &&
+		return e.held && (waitsFor(e.card, l.waiting[i].card) || e.graceOnly && !seenBefore(l.waiting[i].card, e.card)) &&
 			!slices.ContainsFunc(stonesBeside(st, e.card.Fields), func(s int) bool { return slices.Contains(by, s) })
 	})
 }
@@ -337,7 +345,7 @@ func (l *Loop) passedOver(i int, o tiles.Observation) {
 // order).
 func (l *Loop) place(o tiles.Observation) int {
 	i := len(l.waiting)
-	for i > 0 && l.waiting[i-1].held && seenBefore(o, l.waiting[i-1].card) && !l.waiting[i-1].stoneFirst(o) {
+	for i > 0 && l.waiting[i-1].held && !l.waiting[i-1].graceOnly && seenBefore(o, l.waiting[i-1].card) && !l.waiting[i-1].stoneFirst(o) {
 		i--
 	}
 	return i
@@ -376,7 +384,7 @@ func waitsFor(h, o tiles.Observation) bool {
 // who may relocate it.
 func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	for _, w := range l.waiting[:n] {
-		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && (w.last || waitsFor(w.card, o))) {
+		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && !w.graceOnly && (w.last || waitsFor(w.card, o))) {
 			return true
 		}
 	}
@@ -428,9 +436,15 @@ func owes(stones [tiles.Stones]tiles.StoneView, player string) bool {
 // release gives the referee the held cards that need not wait any more:
 // the stones they lie by are known now.
 func (l *Loop) release() {
+	reordered := 0
 	for i := 0; i < len(l.waiting) && l.finisher == nil; i++ {
 		w := l.waiting[i]
-		if !w.held || l.mustHold(w.card, i) {
+		if !w.held || l.now < w.grace || l.mustHold(w.card, i) {
+			continue
+		}
+		if reordered < maxOrdered && l.byRules(i) {
+			reordered++
+			i = -1
 			continue
 		}
 		switch {
@@ -463,7 +477,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	}
 	if w.held {
 		card := w.card
-		if stone != nil && card.Stone == 0 {
+		if stone != nil && card.Stone == 0 && !w.graceOnly {
 			card.Stone = stone.Stone
 			l.checkStale(card, stone.Stone)
 		}
@@ -766,6 +780,9 @@ func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
 func (l *Loop) tick(tMS int64) {
 	l.now = max(l.now, tMS)
 	l.flushOrphans(false)
+	if l.finisher == nil && slices.ContainsFunc(l.waiting, func(w *waiting) bool { return w.held && w.grace > 0 && w.grace <= tMS }) {
+		l.release()
+	}
 	for {
 		if fin := l.finisher; fin != nil {
 			if !fin.stopDue(tMS) {

@@ -1,0 +1,140 @@
+package tiles
+
+import (
+	"slices"
+
+	"ligretto/referee/tiles"
+)
+
+// OrderGraceMS is how long a card waits after it is reported before the
+// referee hears it: a card first seen with it may come a frame or two
+// later, and which of them was laid first decides whether each is legal.
+const OrderGraceMS = seenOrderMS
+
+// maxOrdered is how many cards seen at once are tried in every order
+// (4! orders at most).
+const maxOrdered = 4
+
+// byRules puts the cards held after the i-th one that the camera saw
+// with it (seenTogether), and that could go to the referee now, in the
+// order the rules allow best: the one with the fewest cards judged wrong
+// (or laid where their stone did not stand), the order seen when that
+// ties. Seen at once, either order is as likely, and a referee that calls
+// a card wrong only because of the order it guessed is sure and wrong.
+// It reports whether the i-th card changed.
+func (l *Loop) byRules(i int) bool {
+	t := l.playingTable()
+	if t == nil {
+		return false
+	}
+	group := []int{i}
+	for j := i + 1; j < len(l.waiting) && len(group) < maxOrdered; j++ {
+		x := l.waiting[j]
+		if x.held && seenTogether(l.waiting[i].card, x.card) && !l.holdsAt(x, i) {
+			group = append(group, j)
+		}
+	}
+	if len(group) < 2 {
+		return false
+	}
+	cards := make([]tiles.Observation, len(group))
+	for k, j := range group {
+		cards[k] = l.waiting[j].stoned()
+	}
+	best, bestFaults := []int(nil), faults(t, cards)
+	perm := make([]int, len(cards))
+	for k := range perm {
+		perm[k] = k
+	}
+	for nextPerm(perm) {
+		in := make([]tiles.Observation, len(cards))
+		for k, p := range perm {
+			in[k] = cards[p]
+		}
+		if f := faults(t, in); f < bestFaults {
+			best, bestFaults = slices.Clone(perm), f
+		}
+	}
+	if best == nil {
+		return false
+	}
+	ws := make([]*waiting, len(group))
+	for k, p := range best {
+		ws[k] = l.waiting[group[p]]
+	}
+	for k, j := range group {
+		l.waiting[j] = ws[k]
+	}
+	return true
+}
+
+// seenTogether reports whether the camera first saw a and b (reported,
+// when it did not say) within seenOrderMS of each other: which came first
+// it cannot tell.
+func seenTogether(a, b tiles.Observation) bool {
+	ta, tb := a.SeenMS, b.SeenMS
+	if ta == 0 || tb == 0 {
+		ta, tb = a.TimeMS, b.TimeMS
+	}
+	return max(ta-tb, tb-ta) <= seenOrderMS
+}
+
+// holdsAt reports whether w, were it the i-th waiting card, would wait
+// for something other than its grace.
+func (l *Loop) holdsAt(w *waiting, i int) bool {
+	return w.stone == nil && l.mustHold(w.card, i)
+}
+
+// stoned is w's card named for the stone seen moving onto it, if any.
+func (w *waiting) stoned() tiles.Observation {
+	c := w.card
+	if w.stone != nil && c.Stone == 0 {
+		c.Stone = w.stone.Stone
+	}
+	return c
+}
+
+// faults counts the cards judged wrong, or laid at a stone that stood
+// elsewhere, when cards are laid on a copy of t in this order, each
+// stone moving as the rules make it.
+func faults(t *tiles.Table, cards []tiles.Observation) int {
+	t = t.Clone()
+	n := 0
+	for _, o := range cards {
+		if len(o.Fields) != 2 || len(o.Colours) != 2 {
+			return len(cards) + 1
+		}
+		lay := tiles.Lay{Player: o.Player, Card: o.Card, Fields: [2]tiles.Field(o.Fields), Colours: [2]tiles.Colour(o.Colours), Stone: o.Stone}
+		j, err := t.CheckLay(lay)
+		if err != nil {
+			return len(cards) + 1
+		}
+		if j.Violation != nil || j.Misplaced {
+			n++
+		}
+		t.ApplyLay(lay, j)
+		if j.Stone > 0 {
+			t.ApplyStone(j.Stone, j.StoneTo, o.Player, nil)
+		}
+	}
+	return n
+}
+
+// nextPerm steps p to the next permutation in lexical order and reports
+// whether there was one.
+func nextPerm(p []int) bool {
+	i := len(p) - 2
+	for i >= 0 && p[i] >= p[i+1] {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	j := len(p) - 1
+	for p[j] <= p[i] {
+		j--
+	}
+	p[i], p[j] = p[j], p[i]
+	slices.Reverse(p[i+1:])
+	return true
+}

@@ -1,0 +1,124 @@
+package tiles
+
+import (
+	"testing"
+
+	"ligretto/referee/tiles"
+)
+
+// togetherPair finds two legal cards at stone 1 of ref's table: a, then
+// b beside where a takes the stone, b wrong (T2b or T2d) were it laid
+// first. It returns them with the fields the stone moves onto.
+func togetherPair(t *testing.T, ref *tiles.Referee) (a, b tiles.Lay, toA, toB tiles.Field) {
+	t.Helper()
+	tb := ref.Table()
+	for _, a := range allLays(tb, "P1", 1) {
+		ja, err := tb.CheckLay(a)
+		if err != nil || ja.Violation != nil {
+			continue
+		}
+		after := tb.Clone()
+		after.ApplyLay(a, ja)
+		after.ApplyStone(1, ja.StoneTo, "P1", nil)
+		for _, b := range allLays(after, "P2", 1) {
+			jb, err := after.CheckLay(b)
+			if err != nil || jb.Violation != nil {
+				continue
+			}
+			if first, err := tb.CheckLay(b); err == nil && first.Violation != nil && (first.Violation.Rule == tiles.T2b || first.Violation.Rule == tiles.T2d) {
+				return a, b, ja.StoneTo, jb.StoneTo
+			}
+		}
+	}
+	t.Fatal("no such pair of cards at stone 1")
+	return
+}
+
+// allLays lists every place a card of player's fits at stone (1..4).
+func allLays(tb *tiles.Table, player string, stone int) []tiles.Lay {
+	var out []tiles.Lay
+	for a := tiles.Colour(1); a <= 4; a++ {
+		for b := tiles.Colour(1); b <= 4; b++ {
+			for _, l := range tb.Lays(player, 0, [2]tiles.Colour{a, b}) {
+				if l.Stone == stone {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestLoop_T2d_CardsSeenTogetherGoInTheOrderTheRulesAllow: two cards laid
+// at one stone, the second beside where the first took it, first seen
+// within seenOrderMS of each other but the second first. Judged in the
+// order seen, the second would meet the stone at a corner or lie by none
+// (T2b, T2d); seen together, either order is as likely, and the referee
+// takes the one in which both are legal: nothing is called and the stone
+// ends on the second card (T3a).
+func TestLoop_T2d_CardsSeenTogetherGoInTheOrderTheRulesAllow(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, toA, toB := togetherPair(t, ref)
+	seenB := seenLay(1000, b)
+	seenB.SeenMS = 1000
+	seenA := seenLay(1100, a)
+	seenA.SeenMS = 1100
+	for _, step := range []struct {
+		tMS int64
+		obs []tiles.Observation
+	}{
+		{1000, []tiles.Observation{seenB}},
+		{1100, []tiles.Observation{seenA}},
+		{1400, nil},
+		{1600, []tiles.Observation{seenStone(1600, 1, toA)}},
+		{1900, []tiles.Observation{seenStone(1900, 1, toB)}},
+	} {
+		l.tick(step.tMS)
+		l.apply(step.obs)
+	}
+	l.tick(2000)
+	laid := 0
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+		if v.Obs.Kind == tiles.ObsLay {
+			laid++
+		}
+	}
+	if laid != 2 {
+		t.Errorf("%d cards judged, want 2", laid)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
+	}
+}
+
+// TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst: the same second card,
+// first seen more than seenOrderMS before the first, came first: it is
+// judged first, and called wrong (T2b or T2d).
+func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, _, _ := togetherPair(t, ref)
+	seenB := seenLay(1000, b)
+	seenB.SeenMS = 1000
+	seenA := seenLay(1500, a)
+	seenA.SeenMS = 1500
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenB})
+	l.tick(1500)
+	l.apply([]tiles.Observation{seenA})
+	l.tick(1500 + StoneWaitMS + 100)
+	var lays []Verdict
+	for _, v := range *vs {
+		if v.Obs.Kind == tiles.ObsLay {
+			lays = append(lays, v)
+		}
+	}
+	if len(lays) != 2 {
+		t.Fatalf("%d cards judged, want 2", len(lays))
+	}
+	if r := lays[0].Verdict.Rule; lays[0].Obs.Player != b.Player || (r != tiles.T2b && r != tiles.T2d) {
+		t.Errorf("first judged: %s's card, %s %s; want %s's called T2b or T2d", lays[0].Obs.Player, lays[0].Verdict.Status, r, b.Player)
+	}
+}
