@@ -227,6 +227,39 @@ func TestTiles_T5a_OwnerOfACardLaidForNobody(t *testing.T) {
 	}
 }
 
+// TestTiles_T5b_WrongCardLaidForNobodyChargesItsOwner: a card laid beside
+// no stone (T2b) whose frame was not read charges nobody; once its owner
+// is known, the fault is theirs (T5b: they score nothing that round).
+func TestTiles_T5b_WrongCardLaidForNobodyChargesItsOwner(t *testing.T) {
+	obs, b := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := []Field{{7, 7}, {8, 7}} // far from every stone
+	v, err := r.Apply(Observation{Kind: ObsLay, Fields: a, Colours: []Colour{b.Colour(a[0]), b.Colour(a[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Rule != T2b {
+		t.Fatalf("card beside no stone: %s %s, want T2b", v.Status, v.Rule)
+	}
+	if f := r.State().Faults; len(f) != 0 {
+		t.Fatalf("faults %v before the owner is known, want none", f)
+	}
+	if _, err := r.Apply(Observation{Kind: ObsOwner, Player: "P2", Fields: a}); err != nil {
+		t.Fatal(err)
+	}
+	if f := r.State().Faults["P2"]; len(f) != 1 || f[0].Rule != T2b {
+		t.Errorf("P2's faults %v, want the T2b", f)
+	}
+	if f := r.State().Faults["P1"]; len(f) != 0 {
+		t.Errorf("P1's faults %v, want none", f)
+	}
+}
+
 // TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall: a card
 // called as meeting a stone's field at a corner alone (T2d), onto which a
 // blocked stone is then carried, was that stone's new place (T3b): the

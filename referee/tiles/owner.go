@@ -18,7 +18,14 @@ func (g *game) decideOwner(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, err
 	}
 	v := Verdict{Status: StatusInfo, Player: o.Player, Reason: fmt.Sprintf("the card at %v-%v, laid for nobody, is %s's", fs[0], fs[1], o.Player)}
-	return v, func() { g.table.own(fs, seq, o.Player) }, nil
+	return v, func() {
+		g.table.own(fs, seq, o.Player)
+		for _, f := range fs {
+			if s := g.strays[f]; s != nil && s.lay.Player == "" {
+				s.lay.Player = o.Player // reclaimed, the call is withdrawn from its owner
+			}
+		}
+	}, nil
 }
 
 // unowned finds the card laid for nobody on fs (one half may lie under
@@ -50,4 +57,8 @@ func (t *Table) own(fs [2]Field, seq int, player string) {
 		}
 	}
 	t.laid[player]++
+	if v, ok := t.nobody[seq]; ok {
+		t.faults[player] = append(t.faults[player], v)
+		delete(t.nobody, seq)
+	}
 }

@@ -76,7 +76,17 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 // reclaim moves stone onto a card that was judged laid beside no stone,
 // replacing that fault of player's with x (nil: none).
 func (t *Table) reclaim(stone int, to Field, player string, fault Violation, x *Violation) {
-	if player != "" {
+	if player == "" {
+		if p, ok := t.Piece(to); ok {
+			delete(t.nobody, p.Seq)
+			if x != nil {
+				if t.nobody == nil {
+					t.nobody = map[int]Violation{}
+				}
+				t.nobody[p.Seq] = *x
+			}
+		}
+	} else {
 		fs := t.faults[player]
 		if i := slices.Index(fs, fault); i >= 0 {
 			fs = slices.Delete(fs, i, i+1)

@@ -81,7 +81,10 @@ type Table struct {
 	laid    map[string]int
 	jokers  map[string]int
 	faults  map[string][]Violation
-	seq     int
+	// nobody are the faults of cards laid for nobody (their frames not
+	// read), by Seq: charged to whoever they turn out to be (own).
+	nobody map[int]Violation
+	seq    int
 }
 
 // NewTable puts the stones on their starting places. strict makes a
@@ -115,6 +118,7 @@ func (t *Table) Clone() *Table {
 		}
 	}
 	c.joker, c.laid, c.jokers = maps.Clone(t.joker), maps.Clone(t.laid), maps.Clone(t.jokers)
+	c.nobody = maps.Clone(t.nobody)
 	c.faults = make(map[string][]Violation, len(t.faults))
 	for k, v := range t.faults {
 		c.faults[k] = slices.Clone(v)
@@ -352,11 +356,17 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 	}
 	// A card whose frame was not read (Player "") lies on the board and
 	// moves its stone, but counts for nobody and charges nobody.
-	if l.Player != "" {
+	switch {
+	case l.Player != "":
 		t.laid[l.Player]++
 		if j.Violation != nil {
 			t.faults[l.Player] = append(t.faults[l.Player], *j.Violation)
 		}
+	case j.Violation != nil:
+		if t.nobody == nil {
+			t.nobody = map[int]Violation{}
+		}
+		t.nobody[t.seq] = *j.Violation
 	}
 	if j.Stone > 0 {
 		if own := t.joker[l.Player]; own == j.Stone && !j.Relocates {

@@ -85,6 +85,9 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
 				continue
 			}
+		case tiles.ObsOwner:
+			l.owned(o)
+			continue
 		default:
 			l.flushOrphans(true)
 			l.settleAll()

@@ -154,6 +154,18 @@ func scoreWatch(events []tilesim.Event, obs []tiles.Observation) score {
 				}
 			}
 			seen[key] = true
+		case tiles.ObsOwner:
+			fs := slices.Clone(o.Fields)
+			sortFields(fs)
+			made := false // the card read late was that player's
+			if ri >= 0 && ri < len(rounds) {
+				for k := range rounds[ri].lays {
+					made = made || strings.HasPrefix(k, fmt.Sprintf("%s %v ", o.Player, fs))
+				}
+			}
+			if !made {
+				s.wrong = append(s.wrong, fmt.Sprintf("round %d, %d ms: owner %s of %v, not their card", ri+1, o.TimeMS, o.Player, o.Fields))
+			}
 		case tiles.ObsStone:
 			if ri < 0 || ri >= len(rounds) || o.Stone < 1 || o.Stone > len(camStones) {
 				s.wrongStones = append(s.wrongStones, "a stone move outside a round")

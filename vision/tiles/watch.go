@@ -24,6 +24,7 @@ const (
 	ownerWaitMS   = 2000  // a frame style is read again this long before the piece is given up
 	hiddenWaitMS  = 8000  // or this long, while it is never in full view
 	jokerWaitMS   = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
+	rereadForMS   = 20000 // a card reported without an owner has its frame read again this long
 	readEveryMS   = 150   // between two reads of a piece's frame
 	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
 	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
@@ -104,6 +105,7 @@ type Watcher struct {
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
+	unowned   []unowned
 	// Unsure says what was seen but not reported (unreadable frame, no partner).
 	Unsure []string
 	// Styles logs the latest frame style reads (scores per style), for
@@ -162,6 +164,7 @@ func (w *Watcher) Feed(frame gocv.Mat, tMS int64) ([]tiles.Observation, error) {
 		if !w.searching {
 			w.resolve(tMS)
 			out = w.emit(tMS)
+			out = append(out, w.reread(tMS)...)
 			if w.regressed() >= regressLimit {
 				w.searching = true
 			}
@@ -231,6 +234,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.cameSince)
 	w.pairs = nil
 	w.items = nil
+	w.unowned = nil
 	var out []tiles.Observation
 	if !w.started {
 		w.started = true
@@ -794,6 +798,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		}
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
+		w.unowned = append(w.unowned, unowned{f: p, g: it.to, since: tMS, next: tMS + readEveryMS})
 	}
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
@@ -1263,6 +1268,7 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		}
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
+		w.unowned = append(w.unowned, unowned{f: f, g: g, since: tMS, next: tMS + readEveryMS})
 	}
 	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{f, g},
 		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}

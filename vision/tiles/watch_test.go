@@ -854,3 +854,70 @@ func boardSeen(n int, colour tiles.Colour) *Watcher {
 
 // believe makes l the look the watcher believes on field f.
 func (w *Watcher) believe(f tiles.Field, l look) { w.fields[f.Y][f.X].believed = l }
+
+// TestTilesVision_T5a_OwnerReadAgainWhenTheStoneLeavesTheCard: a card
+// reported for nobody (its frame not read: in dev 807's video, a card
+// under its stone) is read again while it lies there, once no stone
+// stands on it, and its owner is reported (T5a: it counts for them). Here
+// the first card of seed 7's round whose stone stays 2.5 s, then moves on, is
+// taken as reported for nobody when it is reported; its owner must come
+// after its stone has left it, and name the player who laid it.
+func TestTilesVision_T5a_OwnerReadAgainWhenTheStoneLeavesTheCard(t *testing.T) {
+	const until = 11000
+	events, sc := stagedRound(t, until)
+	var card tilesim.Event
+	var leftMS int64 // when the card's stone moved on
+	for i, e := range events {
+		if e.Kind != tilesim.EvLay || e.StoneTo == nil {
+			continue
+		}
+		for _, n := range events[i+1:] {
+			if n.Kind == tilesim.EvLay && n.Stone == e.Stone && n.StoneTo != nil {
+				if n.TimeMS-e.TimeMS < 2500 || n.TimeMS > until-1000 {
+					break // moved on before the card is reported, or too late
+				}
+				card, leftMS = e, n.TimeMS
+				break
+			}
+		}
+		if leftMS > 0 {
+			break
+		}
+	}
+	if leftMS == 0 {
+		t.Fatalf("no card whose stone moved on by %d ms: the scene no longer shows the case", until-1000)
+	}
+	w := NewWatcher(Config{Players: events[0].Players})
+	defer w.Close()
+	mat := gocv.NewMat()
+	defer mat.Close()
+	var laid, owned *tiles.Observation
+	for k := range until * 15 / 1000 {
+		tm := int64(k) * 1000 / 15
+		if _, err := sc.Render(tm, &mat); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := w.Feed(mat, tm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range obs {
+			switch {
+			case o.Kind == tiles.ObsLay && sameFields(o.Fields, card.Fields):
+				laid = &o
+				w.unowned = append(w.unowned, unowned{f: o.Fields[0], g: o.Fields[1], since: tm, next: tm + readEveryMS})
+			case o.Kind == tiles.ObsOwner:
+				if owned != nil || !sameFields(o.Fields, card.Fields) {
+					t.Errorf("%d ms: owner %s of %v reported, want only %v's, once", tm, o.Player, o.Fields, card.Fields)
+				}
+				owned = &o
+			}
+		}
+	}
+	if laid == nil || laid.TimeMS >= leftMS {
+		t.Fatalf("the card on %v reported as %+v, want before its stone left at %d ms (the scene no longer shows the case)", card.Fields, laid, leftMS)
+	}
+	if owned == nil || owned.Player != card.Player || owned.TimeMS < leftMS {
+		t.Fatalf("owner of the card on %v: %+v, want %s, after its stone left at %d ms", card.Fields, owned, card.Player, leftMS)
+	}
+}

@@ -1,0 +1,47 @@
+package tiles
+
+import (
+	"slices"
+
+	"ligretto/referee/tiles"
+)
+
+// unowned is a card reported without an owner (its frame not read) whose
+// frame is read again, from next, while it lies there.
+type unowned struct {
+	f, g  tiles.Field
+	since int64
+	next  int64
+}
+
+// reread reads again the frames of the cards reported without an owner
+// that lie in full view with no stone on them now (a stone or a hand
+// over a frame is the usual reason it was not read), and reports the
+// owner of each one read (tiles.ObsOwner). A card covered since, or not
+// read within rereadForMS, stays nobody's.
+func (w *Watcher) reread(tMS int64) []tiles.Observation {
+	var out []tiles.Observation
+	keep := w.unowned[:0]
+	for _, u := range w.unowned {
+		if tMS-u.since > rereadForMS || !w.lies(u.f, u.g) {
+			continue
+		}
+		if tMS >= u.next && !slices.Contains(w.stones[:], u.f) && !slices.Contains(w.stones[:], u.g) {
+			u.next = tMS + readEveryMS
+			if o, _ := w.owner(w.cardPiece(u.f, u.g), nil, u.f, u.g); o != "" {
+				out = append(out, tiles.Observation{Kind: tiles.ObsOwner, TimeMS: tMS, Player: o, Fields: []tiles.Field{u.f, u.g}, By: "camera"})
+				continue
+			}
+		}
+		keep = append(keep, u)
+	}
+	w.unowned = keep
+	return out
+}
+
+// lies reports whether the card reported on f and g lies there still,
+// uncovered.
+func (w *Watcher) lies(f, g tiles.Field) bool {
+	a, b := w.content[f.Y][f.X], w.content[g.Y][g.X]
+	return a.kind == lookCard && a.partner == g && b.kind == lookCard && b.partner == f
+}
