@@ -22,7 +22,7 @@ func (g *game) decideOwner(o Observation) (Verdict, func(), error) {
 		g.table.own(fs, seq, o.Player)
 		for _, f := range fs {
 			if s := g.strays[f]; s != nil && s.lay.Player == "" {
-				s.lay.Player = o.Player // reclaimed, the call is withdrawn from its owner
+				s.lay.Player = o.Player // so a reclaim withdraws the call from its owner's faults
 			}
 		}
 	}, nil
@@ -49,7 +49,8 @@ func (t *Table) unowned(fs [2]Field) (int, error) {
 	return seq, nil
 }
 
-// own makes the unowned card seq on fs player's, and counts it.
+// own makes the unowned card seq on fs player's: it counts for them, and
+// its fault, if it was called wrong, is theirs.
 func (t *Table) own(fs [2]Field, seq int, player string) {
 	for _, f := range fs {
 		if p := &t.pieces[t.board.index(f)]; p.Seq == seq {
@@ -57,8 +58,8 @@ func (t *Table) own(fs [2]Field, seq int, player string) {
 		}
 	}
 	t.laid[player]++
-	if v, ok := t.nobody[seq]; ok {
+	if v, ok := t.unownedFaults[seq]; ok {
 		t.faults[player] = append(t.faults[player], v)
-		delete(t.nobody, seq)
+		delete(t.unownedFaults, seq)
 	}
 }

@@ -78,12 +78,12 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 func (t *Table) reclaim(stone int, to Field, player string, fault Violation, x *Violation) {
 	if player == "" {
 		if p, ok := t.Piece(to); ok {
-			delete(t.nobody, p.Seq)
+			delete(t.unownedFaults, p.Seq)
 			if x != nil {
-				if t.nobody == nil {
-					t.nobody = map[int]Violation{}
+				if t.unownedFaults == nil {
+					t.unownedFaults = map[int]Violation{}
 				}
-				t.nobody[p.Seq] = *x
+				t.unownedFaults[p.Seq] = *x
 			}
 		}
 	} else {

@@ -81,10 +81,10 @@ type Table struct {
 	laid    map[string]int
 	jokers  map[string]int
 	faults  map[string][]Violation
-	// nobody are the faults of cards laid for nobody (their frames not
+	// unownedFaults are the faults of cards laid for nobody (their frames not
 	// read), by Seq: charged to whoever they turn out to be (own).
-	nobody map[int]Violation
-	seq    int
+	unownedFaults map[int]Violation
+	seq           int
 }
 
 // NewTable puts the stones on their starting places. strict makes a
@@ -118,7 +118,7 @@ func (t *Table) Clone() *Table {
 		}
 	}
 	c.joker, c.laid, c.jokers = maps.Clone(t.joker), maps.Clone(t.laid), maps.Clone(t.jokers)
-	c.nobody = maps.Clone(t.nobody)
+	c.unownedFaults = maps.Clone(t.unownedFaults)
 	c.faults = make(map[string][]Violation, len(t.faults))
 	for k, v := range t.faults {
 		c.faults[k] = slices.Clone(v)
@@ -363,10 +363,10 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 			t.faults[l.Player] = append(t.faults[l.Player], *j.Violation)
 		}
 	case j.Violation != nil:
-		if t.nobody == nil {
-			t.nobody = map[int]Violation{}
+		if t.unownedFaults == nil {
+			t.unownedFaults = map[int]Violation{}
 		}
-		t.nobody[t.seq] = *j.Violation
+		t.unownedFaults[t.seq] = *j.Violation
 	}
 	if j.Stone > 0 {
 		if own := t.joker[l.Player]; own == j.Stone && !j.Relocates {

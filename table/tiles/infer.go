@@ -24,7 +24,7 @@ type piece struct {
 //
 // A stone's move names the stone its card was laid at (T3a: a stone
 // always moves onto the new card) and comes some frames after the card.
-// Every card waits OrderGraceMS for cards seen with it (byRules picks
+// Every card waits OrderGraceMS for cards seen with it (orderByRules picks
 // their order). A card whose stone the watcher did not name and that
 // lies beside one stone then goes to the referee, which waits for that
 // stone's move; a card that may relocate a blocked stone (T3b), lies beside
@@ -70,7 +70,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			since := max(o.TimeMS, l.now)
 			if i := l.place(o); l.mustHold(o, i) {
 				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, last: l.lastCard(o)})
-			} else if l.playingTable() != nil { // waits for its grace (byRules)
+			} else if l.playingTable() != nil { // waits for its grace (orderByRules)
 				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, graceOnly: true, last: l.lastCard(o)})
 			} else {
 				l.lay(o, since)
@@ -442,10 +442,14 @@ func (l *Loop) release() {
 	reordered := 0
 	for i := 0; i < len(l.waiting) && l.finisher == nil; i++ {
 		w := l.waiting[i]
-		if !w.held || l.now < w.grace || l.mustHold(w.card, i) {
+		if !w.held || l.now < w.grace {
 			continue
 		}
-		if reordered < maxOrdered && l.byRules(i) {
+		if l.mustHold(w.card, i) {
+			w.graceOnly = false // held now for what it waits for
+			continue
+		}
+		if reordered < maxReorders && l.orderByRules(i) {
 			reordered++
 			i = -1
 			continue

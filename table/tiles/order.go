@@ -12,17 +12,22 @@ import (
 const OrderGraceMS = seenOrderMS
 
 // maxOrdered is how many cards seen at once are tried in every order
-// (4! orders at most).
-const maxOrdered = 4
+// (4! orders at most), and maxReorders how many times one release may
+// change the order (each change restarts it).
+const (
+	maxOrdered  = 4
+	maxReorders = 8
+)
 
-// byRules puts the cards held after the i-th one that the camera saw
+// orderByRules puts the cards held after the i-th one that the camera saw
 // with it (seenTogether), and that could go to the referee now, in the
 // order the rules allow best: the one with the fewest cards judged wrong
 // (or laid where their stone did not stand), the order seen when that
 // ties. Seen at once, either order is as likely, and a referee that calls
 // a card wrong only because of the order it guessed is sure and wrong.
-// It reports whether the i-th card changed.
-func (l *Loop) byRules(i int) bool {
+// The group then waits from i on as one block. It reports whether the
+// order changed.
+func (l *Loop) orderByRules(i int) bool {
 	t := l.playingTable()
 	if t == nil {
 		return false
@@ -41,7 +46,7 @@ func (l *Loop) byRules(i int) bool {
 	for k, j := range group {
 		cards[k] = l.waiting[j].stoned()
 	}
-	best, bestFaults := []int(nil), faults(t, cards)
+	best, bestWrong := []int(nil), wrongIn(t, cards)
 	perm := make([]int, len(cards))
 	for k := range perm {
 		perm[k] = k
@@ -51,20 +56,26 @@ func (l *Loop) byRules(i int) bool {
 		for k, p := range perm {
 			in[k] = cards[p]
 		}
-		if f := faults(t, in); f < bestFaults {
-			best, bestFaults = slices.Clone(perm), f
+		if n := wrongIn(t, in); n < bestWrong {
+			best, bestWrong = slices.Clone(perm), n
 		}
 	}
 	if best == nil {
 		return false
 	}
-	ws := make([]*waiting, len(group))
-	for k, p := range best {
-		ws[k] = l.waiting[group[p]]
+	// the group as one block at i, in the best order; the rest after it
+	// in their order
+	ws := make([]*waiting, 0, len(l.waiting))
+	ws = append(ws, l.waiting[:i]...)
+	for _, p := range best {
+		ws = append(ws, l.waiting[group[p]])
 	}
-	for k, j := range group {
-		l.waiting[j] = ws[k]
+	for j := i + 1; j < len(l.waiting); j++ {
+		if !slices.Contains(group, j) {
+			ws = append(ws, l.waiting[j])
+		}
 	}
+	l.waiting = ws
 	return true
 }
 
@@ -85,19 +96,20 @@ func (l *Loop) holdsAt(w *waiting, i int) bool {
 	return w.stone == nil && l.mustHold(w.card, i)
 }
 
-// stoned is w's card named for the stone seen moving onto it, if any.
+// stoned is w's card as settle gives it: named for the stone seen moving
+// onto it, if any, unless it waits for its grace alone.
 func (w *waiting) stoned() tiles.Observation {
 	c := w.card
-	if w.stone != nil && c.Stone == 0 {
+	if w.stone != nil && c.Stone == 0 && !w.graceOnly {
 		c.Stone = w.stone.Stone
 	}
 	return c
 }
 
-// faults counts the cards judged wrong, or laid at a stone that stood
+// wrongIn counts the cards judged wrong, or laid at a stone that stood
 // elsewhere, when cards are laid on a copy of t in this order, each
 // stone moving as the rules make it.
-func faults(t *tiles.Table, cards []tiles.Observation) int {
+func wrongIn(t *tiles.Table, cards []tiles.Observation) int {
 	t = t.Clone()
 	n := 0
 	for _, o := range cards {

@@ -11,7 +11,7 @@ import (
 // card counts for that player (T5a), whether the referee had judged it
 // already or the loop still held it.
 func TestLoop_T5a_OwnerReadLateCountsTheCard(t *testing.T) {
-	for _, ownerAt := range []int64{1100, 3000} { // held for its grace, judged
+	for _, ownerAt := range []int64{1100, 3000} { // the card still held, judged
 		l, ref, vs := twoPlayerRound(t)
 		a, toA := legalLay(t, ref, "P1", 1)
 		card := seenLay(1000, a)

@@ -14,12 +14,18 @@ type unowned struct {
 	next  int64
 }
 
-// reread reads again the frames of the cards reported without an owner
-// that lie in full view with no stone on them now (a stone or a hand
-// over a frame is the usual reason it was not read), and reports the
-// owner of each one read (tiles.ObsOwner). A card covered since, or not
+// reread takes the cards reported without an owner in emitted, and reads
+// again the frames of those reported so far that lie in full view with
+// no stone on them now (a stone or a hand over a frame is the usual
+// reason it was not read); it reports the owner of each one read
+// (tiles.ObsOwner), always after its card. A card covered since, or not
 // read within rereadForMS, stays nobody's.
-func (w *Watcher) reread(tMS int64) []tiles.Observation {
+func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observation {
+	for _, o := range emitted {
+		if o.Kind == tiles.ObsLay && o.Player == "" && len(o.Fields) == 2 {
+			w.unowned = append(w.unowned, unowned{f: o.Fields[0], g: o.Fields[1], since: tMS, next: tMS + readEveryMS})
+		}
+	}
 	var out []tiles.Observation
 	keep := w.unowned[:0]
 	for _, u := range w.unowned {

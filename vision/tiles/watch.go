@@ -164,7 +164,7 @@ func (w *Watcher) Feed(frame gocv.Mat, tMS int64) ([]tiles.Observation, error) {
 		if !w.searching {
 			w.resolve(tMS)
 			out = w.emit(tMS)
-			out = append(out, w.reread(tMS)...)
+			out = append(out, w.reread(tMS, out)...)
 			if w.regressed() >= regressLimit {
 				w.searching = true
 			}
@@ -798,7 +798,6 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		}
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
-		w.unowned = append(w.unowned, unowned{f: p, g: it.to, since: tMS, next: tMS + readEveryMS})
 	}
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
@@ -1268,7 +1267,6 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		}
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
-		w.unowned = append(w.unowned, unowned{f: f, g: g, since: tMS, next: tMS + readEveryMS})
 	}
 	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{f, g},
 		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}

@@ -905,7 +905,8 @@ func TestTilesVision_T5a_OwnerReadAgainWhenTheStoneLeavesTheCard(t *testing.T) {
 			switch {
 			case o.Kind == tiles.ObsLay && sameFields(o.Fields, card.Fields):
 				laid = &o
-				w.unowned = append(w.unowned, unowned{f: o.Fields[0], g: o.Fields[1], since: tm, next: tm + readEveryMS})
+				o.Player = "" // as if its frame had not been read
+				w.reread(tm, []tiles.Observation{o})
 			case o.Kind == tiles.ObsOwner:
 				if owned != nil || !sameFields(o.Fields, card.Fields) {
 					t.Errorf("%d ms: owner %s of %v reported, want only %v's, once", tm, o.Player, o.Fields, card.Fields)
