@@ -80,9 +80,6 @@ func (t *Table) reclaim(stone int, to Field, player string, fault Violation, x *
 		if p, ok := t.Piece(to); ok {
 			delete(t.unownedFaults, p.Seq)
 			if x != nil {
-				if t.unownedFaults == nil {
-					t.unownedFaults = map[int]Violation{}
-				}
 				t.unownedFaults[p.Seq] = *x
 			}
 		}

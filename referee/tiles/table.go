@@ -91,7 +91,8 @@ type Table struct {
 // card laid with its colours swapped a fault (T2e, hint 4).
 func NewTable(b *Board, starts [Stones]Field, strict bool) (*Table, error) {
 	t := &Table{board: b, strict: strict, pieces: make([]Piece, b.w*b.h),
-		joker: map[string]int{}, laid: map[string]int{}, jokers: map[string]int{}, faults: map[string][]Violation{}}
+		joker: map[string]int{}, laid: map[string]int{}, jokers: map[string]int{}, faults: map[string][]Violation{},
+		unownedFaults: map[int]Violation{}}
 	for i, f := range starts {
 		if !b.On(f) {
 			return nil, fmt.Errorf("%w: stone %d starts off the board at %v", ErrInvalid, i+1, f)
@@ -363,9 +364,6 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 			t.faults[l.Player] = append(t.faults[l.Player], *j.Violation)
 		}
 	case j.Violation != nil:
-		if t.unownedFaults == nil {
-			t.unownedFaults = map[int]Violation{}
-		}
 		t.unownedFaults[t.seq] = *j.Violation
 	}
 	if j.Stone > 0 {

@@ -68,10 +68,11 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		case tiles.ObsLay:
 			l.flushBeside(o.Fields)
 			since := max(o.TimeMS, l.now)
-			if i := l.place(o); l.mustHold(o, i) {
-				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, last: l.lastCard(o)})
-			} else if l.playingTable() != nil { // waits for its grace (orderByRules)
-				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, graceOnly: true, last: l.lastCard(o)})
+			i := l.place(o)
+			// while a round is played, every card waits at least its grace
+			// (orderByRules)
+			if hold := l.mustHold(o, i); hold || l.playingTable() != nil {
+				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, graceOnly: !hold, last: l.lastCard(o)})
 			} else {
 				l.lay(o, since)
 			}
@@ -787,7 +788,7 @@ func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
 func (l *Loop) tick(tMS int64) {
 	l.now = max(l.now, tMS)
 	l.flushOrphans(false)
-	if l.finisher == nil && slices.ContainsFunc(l.waiting, func(w *waiting) bool { return w.held && w.grace > 0 && w.grace <= tMS }) {
+	if l.finisher == nil && slices.ContainsFunc(l.waiting, func(w *waiting) bool { return w.held && w.grace <= tMS }) {
 		l.release()
 	}
 	for {

@@ -51,8 +51,8 @@ func (l *Loop) orderByRules(i int) bool {
 	for k := range perm {
 		perm[k] = k
 	}
+	in := make([]tiles.Observation, len(cards))
 	for nextPerm(perm) {
-		in := make([]tiles.Observation, len(cards))
 		for k, p := range perm {
 			in[k] = cards[p]
 		}
