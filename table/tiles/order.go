@@ -79,15 +79,20 @@ func (l *Loop) orderByRules(i int) bool {
 	return true
 }
 
+// togetherMS: a card may lie under the hand that laid it, or the next
+// one, for most of a second, so cards first seen closer than this may
+// have been laid in either order when the rules say which it was.
+const togetherMS = 1000
+
 // seenTogether reports whether the camera first saw a and b (reported,
-// when it did not say) within seenOrderMS of each other: which came first
+// when it did not say) within togetherMS of each other: which came first
 // it cannot tell.
 func seenTogether(a, b tiles.Observation) bool {
 	ta, tb := a.SeenMS, b.SeenMS
 	if ta == 0 || tb == 0 {
 		ta, tb = a.TimeMS, b.TimeMS
 	}
-	return max(ta-tb, tb-ta) <= seenOrderMS
+	return max(ta-tb, tb-ta) <= togetherMS
 }
 
 // holdsAt reports whether w, were it the i-th waiting card, would wait

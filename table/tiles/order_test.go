@@ -51,64 +51,70 @@ func allLays(tb *tiles.Table, player string, stone int) []tiles.Lay {
 
 // TestLoop_T2d_CardsSeenTogetherGoInTheOrderTheRulesAllow: two cards laid
 // at one stone, the second beside where the first took it, first seen
-// within seenOrderMS of each other but the second first. Judged in the
-// order seen, the second would meet the stone at a corner or lie by none
-// (T2b, T2d); seen together, either order is as likely, and the referee
-// takes the one in which both are legal: nothing is called and the stone
-// ends on the second card (T3a).
+// within togetherMS of each other but the second first: a frame apart, or
+// further apart and reported at once (the card seen first was then under
+// a hand, and its first sighting says little). Judged in the order seen, the
+// second would meet the stone at a corner or lie by none (T2b, T2d); seen
+// together, either order is as likely, and the referee takes the one in
+// which both are legal: nothing is called and the stone ends on the
+// second card (T3a).
 func TestLoop_T2d_CardsSeenTogetherGoInTheOrderTheRulesAllow(t *testing.T) {
-	l, ref, vs := twoPlayerRound(t)
-	a, b, toA, toB := togetherPair(t, ref)
-	seenB := seenLay(1000, b)
-	seenB.SeenMS = 1000
-	seenA := seenLay(1100, a)
-	seenA.SeenMS = 1100
-	for _, step := range []struct {
-		tMS int64
-		obs []tiles.Observation
-	}{
-		{1000, []tiles.Observation{seenB}},
-		{1100, []tiles.Observation{seenA}},
-		{1400, nil},
-		{1600, []tiles.Observation{seenStone(1600, 1, toA)}},
-		{1900, []tiles.Observation{seenStone(1900, 1, toB)}},
-	} {
-		l.tick(step.tMS)
-		l.apply(step.obs)
-	}
-	l.tick(2000)
-	laid := 0
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+	for _, c := range []struct{ gap, reportB int64 }{{100, 1000}, {600, 1600}} {
+		gap := c.gap
+		l, ref, vs := twoPlayerRound(t)
+		a, b, toA, toB := togetherPair(t, ref)
+		seenB := seenLay(c.reportB, b)
+		seenB.SeenMS = 1000
+		seenA := seenLay(1000+gap, a)
+		seenA.SeenMS = 1000 + gap
+		for _, step := range []struct {
+			tMS int64
+			obs []tiles.Observation
+		}{
+			{c.reportB, []tiles.Observation{seenB}},
+			{1000 + gap, []tiles.Observation{seenA}},
+			{1300 + gap, nil},
+			{1500 + gap, []tiles.Observation{seenStone(1500+gap, 1, toA)}},
+			{1800 + gap, []tiles.Observation{seenStone(1800+gap, 1, toB)}},
+		} {
+			l.tick(step.tMS)
+			l.apply(step.obs)
 		}
-		if v.Obs.Kind == tiles.ObsLay {
-			laid++
+		l.tick(1900 + gap)
+		laid := 0
+		for _, v := range *vs {
+			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+				t.Errorf("seen %d ms apart: %s at %d: %s %v", gap, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+			}
+			if v.Obs.Kind == tiles.ObsLay {
+				laid++
+			}
 		}
-	}
-	if laid != 2 {
-		t.Errorf("%d cards judged, want 2", laid)
-	}
-	if at := ref.State().Stones[0].At; at != toB {
-		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
+		if laid != 2 {
+			t.Errorf("seen %d ms apart: %d cards judged, want 2", gap, laid)
+		}
+		if at := ref.State().Stones[0].At; at != toB {
+			t.Errorf("seen %d ms apart: stone 1 on %v, want %v (the second card)", gap, at, toB)
+		}
 	}
 }
 
 // TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst: the same second card,
-// first seen more than seenOrderMS before the first, came first: it is
+// first seen more than togetherMS before the first, came first: it is
 // judged first, and called wrong (T2b or T2d).
 func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	a, b, _, _ := togetherPair(t, ref)
 	seenB := seenLay(1000, b)
 	seenB.SeenMS = 1000
-	seenA := seenLay(1500, a)
-	seenA.SeenMS = 1500
+	tA := int64(1000 + togetherMS + 200)
+	seenA := seenLay(tA, a)
+	seenA.SeenMS = tA
 	l.tick(1000)
 	l.apply([]tiles.Observation{seenB})
-	l.tick(1500)
+	l.tick(tA)
 	l.apply([]tiles.Observation{seenA})
-	l.tick(1500 + StoneWaitMS + 100)
+	l.tick(tA + StoneWaitMS + 100)
 	var lays []Verdict
 	for _, v := range *vs {
 		if v.Obs.Kind == tiles.ObsLay {
