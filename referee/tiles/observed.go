@@ -339,6 +339,9 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, err
 	}
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: who, Stone: o.Stone, Reason: fmt.Sprintf("stone %d onto %v", o.Stone, o.Fields[0])}
+	if g.table.turned(o.Stone, o.Fields[0]) != nil {
+		v.Rule, v.Reason = T3b, fmt.Sprintf("stone %d onto %v, the other field of %s's card it was relocated onto", o.Stone, o.Fields[0], who)
+	}
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, x.Reason
 	}

@@ -20,6 +20,9 @@ func (t *Table) CheckStone(stone int, to Field) (string, *Violation, error) {
 		if k := t.relocatedBy(stone, to); k > 0 {
 			return t.pending[k-1].player, nil, nil
 		}
+		if r := t.turned(stone, to); r != nil {
+			return r.player, nil, nil
+		}
 	}
 	switch {
 	case p == nil:
@@ -50,6 +53,12 @@ func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 		p.relocates = true
 	}
 	t.pending[stone-1] = nil
+	switch {
+	case p != nil && p.relocates:
+		t.relocatedOnto[stone-1] = p
+	case t.turned(stone, to) == nil:
+		t.relocatedOnto[stone-1] = nil
+	}
 	if v != nil && player != "" {
 		t.faults[player] = append(t.faults[player], *v)
 	}
@@ -60,6 +69,17 @@ func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 		s.Reserved = p.player
 	}
 	t.block(player)
+}
+
+// turned returns the relocating card stone stands on if to is its other
+// field (T3b: either field takes the stone; a camera may see it on one,
+// then the other).
+func (t *Table) turned(stone int, to Field) *pending {
+	r := t.relocatedOnto[stone-1]
+	if r == nil || t.pending[stone-1] != nil || to == t.stones[stone-1].At || !slices.Contains(r.fields, to) {
+		return nil
+	}
+	return r
 }
 
 // relocatedBy finds the stone k whose pending card was in truth laid to

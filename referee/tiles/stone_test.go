@@ -219,3 +219,41 @@ func TestTiles_T3a_UnownedCardMovesItsStone(t *testing.T) {
 		t.Errorf("faults %v, want none", f)
 	}
 }
+
+// TestTiles_T3b_RelocatedStoneTurnedOntoTheCardsOtherField: a relocated
+// stone may stand on either field of its new card, so a stone seen on
+// one and then on the other has not moved without a card; once a card is
+// laid at it, or it has gone on, that card is no longer its own.
+func TestTiles_T3b_RelocatedStoneTurnedOntoTheCardsOtherField(t *testing.T) {
+	tb := newTestTable(t, false)
+	occupy(tb, Field{4, 1}, Field{5, 2}, Field{4, 3})
+	play(t, tb, fitting(tb, "A", Field{3, 2}, Field{4, 2}))
+	far := [2]Field{{6, 6}, {7, 6}}
+	l := fitting(tb, "A", far[0], far[1])
+	tb.ApplyLay(l, judge(t, tb, l))
+	tb.ApplyStone(1, far[0], "A", nil)
+	who, v, err := tb.CheckStone(1, far[1])
+	if err != nil || v != nil || who != "A" {
+		t.Fatalf("turned onto the card's other field: %q %v %v", who, v, err)
+	}
+	tb.ApplyStone(1, far[1], who, nil)
+	if s := tb.Stones()[0]; s.At != far[1] || s.Owed != "" {
+		t.Fatalf("stone 1 after the turn: %+v", s)
+	}
+	if who, v, _ := tb.CheckStone(1, far[0]); v != nil || who != "A" {
+		t.Fatalf("turned back: %q %v", who, v)
+	}
+	_, v, _ = tb.CheckStone(1, Field{8, 6}) // off the card
+	wantRule(t, v, T3a)
+	next := fitting(tb, "B", Field{8, 6}, Field{9, 6})
+	j := judge(t, tb, next)
+	if j.Violation != nil {
+		t.Fatalf("B's card at stone 1: %v", j.Violation)
+	}
+	tb.ApplyLay(next, j)
+	_, v, _ = tb.CheckStone(1, far[0]) // a card is laid at it: it goes onto that
+	wantRule(t, v, T3a)
+	tb.ApplyStone(1, j.StoneTo, "B", nil)
+	_, v, _ = tb.CheckStone(1, far[0])
+	wantRule(t, v, T3a)
+}

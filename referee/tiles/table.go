@@ -84,6 +84,10 @@ type Table struct {
 	// unownedFaults are the faults of cards laid for nobody (their frames not
 	// read), by Seq: charged to whoever they turn out to be (own).
 	unownedFaults map[int]Violation
+	// relocatedOnto is, per stone, the relocating card it stands on while
+	// no card is laid at it: either field may take the stone (T3b), so
+	// turning it onto the other is no move.
+	relocatedOnto [Stones]*pending
 	seq           int
 }
 
