@@ -108,7 +108,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				l.log.Info("the match is over and the table deals again: a new match begins")
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
-			l.pieces, l.assumed = nil, [tiles.Stones]*tiles.Field{}
+			l.pieces, l.assumed = nil, [tiles.Stones]*assumedMove{}
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {
@@ -277,17 +277,16 @@ func stonesBeside(stones [tiles.Stones]tiles.StoneView, fs []tiles.Field) []int 
 func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	if len(o.Fields) == 1 {
 		for i, a := range l.assumed {
-			if a != nil && *a == o.Fields[0] {
+			if a != nil && a.to == o.Fields[0] {
 				l.assumed[i] = nil
 				return true // the move the loop assumed, seen late (stones look alike)
 			}
 		}
 	}
-	if o.Stone >= 1 && o.Stone <= tiles.Stones {
-		l.assumed[o.Stone-1] = nil
-	}
 	for i, w := range l.waiting {
 		if w.under(o) {
+			// the assumption stands until the card is judged (settle):
+			// the card was laid where it put the stone (turnAssumed)
 			if w.held && l.seenAfterHeld(i, o.Stone) {
 				w.stone = &o // given with its card, in the order seen (release)
 				return true
@@ -298,6 +297,9 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 			l.releaseDue = true // at the batch's end (apply)
 			return true
 		}
+	}
+	if o.Stone >= 1 && o.Stone <= tiles.Stones {
+		l.assumed[o.Stone-1] = nil
 	}
 	return false
 }
@@ -499,7 +501,11 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	if stone == nil {
 		stone = l.assumeStone(w.card, w.v, w.from)
 	}
-	_, _ = l.send(l.identify(*stone)) // a refusal is reported and logged by send
+	moved := l.identify(*stone)
+	_, _ = l.send(moved) // a refusal is reported and logged by send
+	if moved.By != "loop" && moved.Stone >= 1 && moved.Stone <= tiles.Stones {
+		l.assumed[moved.Stone-1] = nil
+	}
 	if w == l.finisher {
 		w.moved = true // the stop follows after StopGraceMS (tick)
 	}
@@ -510,6 +516,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 // or refused). A judged card that moves no stone may still be its
 // player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
+	l.turnAssumed(card)
 	before := l.ref.State().Stones
 	v, err := l.send(card)
 	if err != nil {
@@ -706,9 +713,49 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 			}
 		}
 	}
-	l.assumed[v.Stone-1] = &to
+	l.assumed[v.Stone-1] = &assumedMove{to: to}
+	if v.Rule == tiles.T3b {
+		l.assumed[v.Stone-1].relocating = o.Fields
+	}
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d's move onto %s's card at %v not seen: taken onto %v (T3a)", o.TimeMS, v.Stone, o.Player, o.Fields, to))
 	return &tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(o.TimeMS, l.now), Stone: v.Stone, Fields: []tiles.Field{to}, By: "loop"}
+}
+
+// assumedMove is a stone's move the loop assumed: onto to, on the card
+// relocating it (T3b) if any, where either field could take it.
+type assumedMove struct {
+	to         tiles.Field
+	relocating []tiles.Field
+}
+
+// turnAssumed turns a stone the loop assumed onto one field of the card
+// relocating it (T3b) onto the other, when card is wrong beside the one
+// and fits beside the other: the player may have put it on either, and
+// calling card wrong would rest on the loop's guess alone.
+func (l *Loop) turnAssumed(card tiles.Observation) {
+	t := l.playingTable()
+	if t == nil || card.Kind != tiles.ObsLay || wrongIn(t, []tiles.Observation{card}) == 0 {
+		return
+	}
+	for i, a := range l.assumed {
+		if a == nil || len(a.relocating) != 2 || t.Awaited(i+1) || t.Stones()[i].At != a.to {
+			continue
+		}
+		other := a.relocating[0]
+		if other == a.to {
+			other = a.relocating[1]
+		}
+		turned := t.Clone()
+		turned.ApplyStone(i+1, other, "", nil)
+		if wrongIn(turned, []tiles.Observation{card}) > 0 {
+			continue
+		}
+		a.to = other
+		l.noteUnsure(fmt.Sprintf("%d ms: stone %d's relocation onto %v was not seen: %s's card at %v fits only beside %v, so it stood there (T3b)",
+			card.TimeMS, i+1, a.relocating, card.Player, card.Fields, other))
+		_, _ = l.send(tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(card.TimeMS, l.now), Stone: i + 1, Fields: []tiles.Field{other}, By: "loop"})
+		return
+	}
 }
 
 func abs(x int) int {

@@ -108,7 +108,7 @@ type Loop struct {
 	// orphans are stones' moves onto fields where no card is known yet.
 	orphans []orphan
 	// assumed are the stones' moves the loop assumed, not yet seen.
-	assumed [tiles.Stones]*tiles.Field
+	assumed [tiles.Stones]*assumedMove
 	seq     uint64
 	// seenUnsure counts the watcher's Unsure lines already logged.
 	seenUnsure int
@@ -236,7 +236,7 @@ func (l *Loop) newTable() {
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0
 	l.view = nil
-	l.pieces, l.assumed = nil, [tiles.Stones]*tiles.Field{}
+	l.pieces, l.assumed = nil, [tiles.Stones]*assumedMove{}
 }
 
 // takeUnsure logs the watcher's new unsure readings.

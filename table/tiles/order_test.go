@@ -1,9 +1,11 @@
 package tiles
 
 import (
+	"slices"
 	"testing"
 
 	"ligretto/referee/tiles"
+	tilesim "ligretto/referee/tiles/sim"
 )
 
 // togetherPair finds two legal cards at stone 1 of ref's table: a, then
@@ -127,4 +129,58 @@ func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
 	if r := lays[0].Verdict.Rule; lays[0].Obs.Player != b.Player || (r != tiles.T2b && r != tiles.T2d) {
 		t.Errorf("first judged: %s's card, %s %s; want %s's called T2b or T2d", lays[0].Obs.Player, lays[0].Verdict.Status, r, b.Player)
 	}
+}
+
+// TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds: a
+// blocked stone is relocated (T3b) and the camera never sees it land.
+// The loop assumes it onto the field the camera listed first, which here
+// is the other one; the next card at the stone fits only beside the
+// field the stone took. Either field may take a relocated stone, so the
+// loop turns it: nothing is called wrong, and the round is scored as the
+// simulator did.
+func TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		for seed := uint64(1); seed <= 300; seed++ {
+			res, events, clean := cleanRound(t, players, seed)
+			if !clean {
+				continue
+			}
+			l, ref, vs := simLoop(t, players, res.Settings)
+			found := false
+			for i, e := range events {
+				l.tick(e.TimeMS)
+				obs := cameraSaw(e, e.TimeMS)
+				if !found && e.Kind == tilesim.EvLay && e.StoneTo != nil && ref.State().Stones[e.Stone-1].Owed == e.Player {
+					other := e.Fields[0]
+					if other == *e.StoneTo {
+						other = e.Fields[1]
+					}
+					if n := nextAt(events[i+1:], e.Stone, 0); n >= 0 && !slices.ContainsFunc(events[i+1+n].Fields, other.Adjacent) {
+						found = true
+						lay := obs[0]
+						if lay.Fields[0] != other {
+							lay.Fields[0], lay.Fields[1] = lay.Fields[1], lay.Fields[0]
+							lay.Colours[0], lay.Colours[1] = lay.Colours[1], lay.Colours[0]
+						}
+						obs = []tiles.Observation{lay} // the stone never seen
+					}
+				}
+				l.apply(obs)
+			}
+			l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+			l.Close()
+			if !found {
+				continue
+			}
+			turned := slices.ContainsFunc(*vs, func(v Verdict) bool {
+				return v.Obs.Kind == tiles.ObsStone && v.Obs.By == "loop" && v.Verdict.Rule == tiles.T3b
+			})
+			if !turned {
+				t.Errorf("seed %d: the relocated stone was never turned", seed)
+			}
+			scoredAsSimulated(t, seed, *vs, ref, res)
+			return
+		}
+	}
+	t.Fatal("no simulated round without wrong plays relocates a stone whose next card fits beside one field alone")
 }
