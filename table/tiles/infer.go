@@ -308,8 +308,8 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 // i-th waiting one, which stone (1..4, as the camera named it) was just
 // seen moving onto, waits before it. One beside that stone does not: the
 // stone went onto the i-th first, so it came first (T3a: a stone moves
-// onto each card laid at it). A stone named for none the i-th lies by
-// may be any of those.
+// onto each card laid at it), unless that stone was seen onto it before.
+// A stone named for none the i-th lies by may be any of those.
 func (l *Loop) seenAfterHeld(i, stone int) bool {
 	st := l.ref.State().Stones
 	by := stonesBeside(st, l.waiting[i].card.Fields)
@@ -317,6 +317,9 @@ func (l *Loop) seenAfterHeld(i, stone int) bool {
 		by = []int{stone}
 	}
 	return slices.ContainsFunc(l.waiting[:i], func(e *waiting) bool {
+		if e.held && e.stone != nil && e.stone.Stone == stone {
+			return true // the stone was seen onto e before: e came first
+		}
 		return e.held && (waitsFor(e.card, l.waiting[i].card) || e.graceOnly && !seenBefore(l.waiting[i].card, e.card)) &&
 			!slices.ContainsFunc(stonesBeside(st, e.card.Fields), func(s int) bool { return slices.Contains(by, s) })
 	})

@@ -184,3 +184,65 @@ func TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds(t *testing.
 	}
 	t.Fatal("no simulated round without wrong plays relocates a stone whose next card fits beside one field alone")
 }
+
+// TestLoop_T3a_StoneSeenOntoAHeldCardFirstSaysItCameFirst: a card at
+// stone 1 waits, its stone's move onto it already seen; the next card at
+// that stone comes with the stone's move onto it. A stone moves onto each
+// card laid at it in turn (T3a), so the waiting card came first: it is
+// judged first, and both are legal (held-out 860: the second was judged
+// first, and the first called T2d).
+func TestLoop_T3a_StoneSeenOntoAHeldCardFirstSaysItCameFirst(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, toA, toB := besideBoth(t, ref)
+	l.tick(1000)
+	seenA := seenLay(1000, a)
+	seenA.SeenMS = 1000
+	seenA.Stone = 1
+	moveA := seenStone(1000, 1, toA)
+	l.waiting = []*waiting{{card: seenA, since: 1000, grace: 3000, held: true, stone: &moveA}}
+	l.tick(2000)
+	seenB := seenLay(2000, b)
+	seenB.SeenMS = 2000
+	l.apply([]tiles.Observation{seenB, seenStone(2000, 1, toB)})
+	l.tick(3000 + StoneWaitMS)
+	var order []string
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+		if v.Obs.Kind == tiles.ObsLay {
+			order = append(order, v.Obs.Player)
+		}
+	}
+	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
+		t.Errorf("cards judged in the order %v, want %v", order, want)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v", at, toB)
+	}
+}
+
+// besideBoth finds two legal cards at stone 1 of ref's table: a, then b
+// beside both where the stone stood and where a takes it.
+func besideBoth(t *testing.T, ref *tiles.Referee) (a, b tiles.Lay, toA, toB tiles.Field) {
+	t.Helper()
+	tb := ref.Table()
+	at := tb.Stones()[0].At
+	for _, a := range allLays(tb, "P1", 1) {
+		ja, err := tb.CheckLay(a)
+		if err != nil || ja.Violation != nil {
+			continue
+		}
+		after := tb.Clone()
+		after.ApplyLay(a, ja)
+		after.ApplyStone(1, ja.StoneTo, "P1", nil)
+		for _, b := range allLays(after, "P2", 1) {
+			jb, err := after.CheckLay(b)
+			if err == nil && jb.Violation == nil && slices.ContainsFunc(b.Fields[:], at.Adjacent) {
+				return a, b, ja.StoneTo, jb.StoneTo
+			}
+		}
+	}
+	t.Fatal("no such pair of cards at stone 1")
+	return
+}
