@@ -23,7 +23,7 @@ type unowned struct {
 func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observation {
 	for _, o := range emitted {
 		if o.Kind == tiles.ObsLay && o.Player == "" && len(o.Fields) == 2 {
-			w.unowned = append(w.unowned, unowned{f: o.Fields[0], g: o.Fields[1], since: tMS, next: tMS + readEveryMS})
+			w.readLater(o.Fields[0], o.Fields[1], tMS, tMS+readEveryMS)
 		}
 	}
 	var out []tiles.Observation
@@ -43,6 +43,12 @@ func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observa
 	}
 	w.unowned = keep
 	return out
+}
+
+// readLater reads the frame of the card on f and g again from next on,
+// for rereadForMS from since.
+func (w *Watcher) readLater(f, g tiles.Field, since, next int64) {
+	w.unowned = append(w.unowned, unowned{f: f, g: g, since: since, next: next})
 }
 
 // lies reports whether the card reported on f and g lies there still,
