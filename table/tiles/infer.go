@@ -285,8 +285,9 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
-			// the assumption stands until the card is judged (settle):
-			// the card was laid where it put the stone (turnAssumed)
+			// the stone's assumed move stands: the card was laid where it
+			// put the stone (turnAssumed), and the camera may yet report
+			// that move late
 			if w.held && l.seenAfterHeld(i, o.Stone) {
 				w.stone = &o // given with its card, in the order seen (release)
 				return true
@@ -504,11 +505,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	if stone == nil {
 		stone = l.assumeStone(w.card, w.v, w.from)
 	}
-	moved := l.identify(*stone)
-	_, _ = l.send(moved) // a refusal is reported and logged by send
-	if moved.By != "loop" && moved.Stone >= 1 && moved.Stone <= tiles.Stones {
-		l.assumed[moved.Stone-1] = nil
-	}
+	_, _ = l.send(l.identify(*stone)) // a refusal is reported and logged by send
 	if w == l.finisher {
 		w.moved = true // the stop follows after StopGraceMS (tick)
 	}
