@@ -185,13 +185,13 @@ func TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds(t *testing.
 	t.Fatal("no simulated round without wrong plays relocates a stone whose next card fits beside one field alone")
 }
 
-// TestLoop_T3a_StoneSeenOntoAHeldCardFirstSaysItCameFirst: a card at
+// TestLoop_T3a_HeldCardItsStoneWasSeenOnFirstStaysFirst: a card at
 // stone 1 waits, its stone's move onto it already seen; the next card at
 // that stone comes with the stone's move onto it. A stone moves onto each
 // card laid at it in turn (T3a), so the waiting card came first: it is
 // judged first, and both are legal (held-out 860: the second was judged
 // first, and the first called T2d).
-func TestLoop_T3a_StoneSeenOntoAHeldCardFirstSaysItCameFirst(t *testing.T) {
+func TestLoop_T3a_HeldCardItsStoneWasSeenOnFirstStaysFirst(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	a, b, toA, toB := besideBoth(t, ref)
 	l.tick(1000)
