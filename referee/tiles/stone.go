@@ -54,9 +54,9 @@ func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 	}
 	t.pending[stone-1] = nil
 	switch {
-	case p != nil && p.relocates:
+	case p != nil && p.relocates && slices.Contains(p.fields, to):
 		t.relocatedOnto[stone-1] = p
-	case t.turned(stone, to) == nil:
+	case p != nil || t.turned(stone, to) == nil:
 		t.relocatedOnto[stone-1] = nil
 	}
 	if v != nil && player != "" {

@@ -84,9 +84,10 @@ type Table struct {
 	// unownedFaults are the faults of cards laid for nobody (their frames not
 	// read), by Seq: charged to whoever they turn out to be (own).
 	unownedFaults map[int]Violation
-	// relocatedOnto is, per stone, the relocating card it stands on while
-	// no card is laid at it: either field may take the stone (T3b), so
-	// turning it onto the other is no move.
+	// relocatedOnto is, per stone, the relocating card it stands on (or a
+	// card named for it where it did not stand, which takes it the same
+	// way) while no card is laid at it: either field may take the stone
+	// (T3b), so turning it onto the other is no move.
 	relocatedOnto [Stones]*pending
 	seq           int
 }
@@ -120,6 +121,13 @@ func (t *Table) Clone() *Table {
 			q := *p
 			q.fields = slices.Clone(p.fields)
 			c.pending[i] = &q
+		}
+	}
+	for i, r := range t.relocatedOnto {
+		if r != nil {
+			q := *r
+			q.fields = slices.Clone(r.fields)
+			c.relocatedOnto[i] = &q
 		}
 	}
 	c.joker, c.laid, c.jokers = maps.Clone(t.joker), maps.Clone(t.laid), maps.Clone(t.jokers)

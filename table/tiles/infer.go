@@ -108,7 +108,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				l.log.Info("the match is over and the table deals again: a new match begins")
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
-			l.pieces, l.assumed = nil, [tiles.Stones]*assumedMove{}
+			l.pieces, l.assumed, l.earlyOwners = nil, [tiles.Stones]*assumedMove{}, nil
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {
@@ -277,17 +277,16 @@ func stonesBeside(stones [tiles.Stones]tiles.StoneView, fs []tiles.Field) []int 
 func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	if len(o.Fields) == 1 {
 		for i, a := range l.assumed {
-			if a != nil && a.to == o.Fields[0] {
+			// the move the loop assumed, seen late (stones look alike); or,
+			// once the next card turned it, the relocation seen late
+			if a != nil && (a.to == o.Fields[0] || a.turned && slices.Contains(a.relocating, o.Fields[0])) {
 				l.assumed[i] = nil
-				return true // the move the loop assumed, seen late (stones look alike)
+				return true
 			}
 		}
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
-			// the stone's assumed move stands: the card was laid where it
-			// put the stone (turnAssumed), and the camera may yet report
-			// that move late
 			if w.held && l.seenAfterHeld(i, o.Stone) {
 				w.stone = &o // given with its card, in the order seen (release)
 				return true
@@ -299,6 +298,9 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 			return true
 		}
 	}
+	// A move onto a waiting card keeps the stone's assumed move: that card
+	// was laid where it put the stone (turnAssumed), and the camera may
+	// yet report the move late.
 	if o.Stone >= 1 && o.Stone <= tiles.Stones {
 		l.assumed[o.Stone-1] = nil
 	}
@@ -368,7 +370,8 @@ func (w *waiting) stoneFirst(o tiles.Observation) bool {
 }
 
 // seenOrderMS: first sightings closer than this do not say which card
-// came first (a hand hides one for a frame or two).
+// came first (a hand hides one for a frame or two). Cards that wait
+// together are tried in every order over a longer span (togetherMS).
 const seenOrderMS = 200
 
 // seenBefore reports whether the camera first saw a clearly before b
@@ -715,17 +718,19 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 	}
 	l.assumed[v.Stone-1] = &assumedMove{to: to}
 	if v.Rule == tiles.T3b {
-		l.assumed[v.Stone-1].relocating = o.Fields
+		l.assumed[v.Stone-1].relocating = slices.Clone(o.Fields)
 	}
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d's move onto %s's card at %v not seen: taken onto %v (T3a)", o.TimeMS, v.Stone, o.Player, o.Fields, to))
 	return &tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(o.TimeMS, l.now), Stone: v.Stone, Fields: []tiles.Field{to}, By: "loop"}
 }
 
 // assumedMove is a stone's move the loop assumed: onto to, on the card
-// relocating it (T3b) if any, where either field could take it.
+// relocating it (T3b) if any, where either field could take it; turned
+// when the next card showed it stood on the other (turnAssumed).
 type assumedMove struct {
 	to         tiles.Field
 	relocating []tiles.Field
+	turned     bool
 }
 
 // turnAssumed turns a stone the loop assumed onto one field of the card
@@ -734,7 +739,8 @@ type assumedMove struct {
 // calling card wrong would rest on the loop's guess alone.
 func (l *Loop) turnAssumed(card tiles.Observation) {
 	t := l.playingTable()
-	if t == nil || card.Kind != tiles.ObsLay || wrongIn(t, []tiles.Observation{card}) == 0 {
+	lay, ok := layOf(card)
+	if t == nil || card.Kind != tiles.ObsLay || !ok || wrongIn(t, []tiles.Observation{card}) == 0 {
 		return
 	}
 	for i, a := range l.assumed {
@@ -746,11 +752,16 @@ func (l *Loop) turnAssumed(card tiles.Observation) {
 			other = a.relocating[1]
 		}
 		turned := t.Clone()
-		turned.ApplyStone(i+1, other, "", nil)
-		if wrongIn(turned, []tiles.Observation{card}) > 0 {
+		who, v, err := turned.CheckStone(i+1, other)
+		if err != nil || v != nil {
 			continue
 		}
-		a.to = other
+		turned.ApplyStone(i+1, other, who, nil)
+		// the card must be laid at this stone, and fit there
+		if j, err := turned.CheckLay(lay); err != nil || j.Violation != nil || j.Misplaced || j.Stone != i+1 {
+			continue
+		}
+		a.to, a.turned = other, true
 		l.noteUnsure(fmt.Sprintf("%d ms: stone %d's relocation onto %v was not seen: %s's card at %v fits only beside %v, so it stood there (T3b)",
 			card.TimeMS, i+1, a.relocating, card.Player, card.Fields, other))
 		_, _ = l.send(tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(card.TimeMS, l.now), Stone: i + 1, Fields: []tiles.Field{other}, By: "loop"})

@@ -107,6 +107,9 @@ type Loop struct {
 	after    []tiles.Observation
 	// orphans are stones' moves onto fields where no card is known yet.
 	orphans []orphan
+	// earlyOwners are owners read before their card, which the loop
+	// infers from its stone's move (missedCard).
+	earlyOwners []tiles.Observation
 	// assumed are the stones' moves the loop assumed, not yet seen.
 	assumed [tiles.Stones]*assumedMove
 	seq     uint64
@@ -236,7 +239,7 @@ func (l *Loop) newTable() {
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0
 	l.view = nil
-	l.pieces, l.assumed = nil, [tiles.Stones]*assumedMove{}
+	l.pieces, l.assumed, l.earlyOwners = nil, [tiles.Stones]*assumedMove{}, nil
 }
 
 // takeUnsure logs the watcher's new unsure readings.

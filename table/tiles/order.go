@@ -118,10 +118,10 @@ func wrongIn(t *tiles.Table, cards []tiles.Observation) int {
 	t = t.Clone()
 	n := 0
 	for _, o := range cards {
-		if len(o.Fields) != 2 || len(o.Colours) != 2 {
+		lay, ok := layOf(o)
+		if !ok {
 			return len(cards) + 1
 		}
-		lay := tiles.Lay{Player: o.Player, Card: o.Card, Fields: [2]tiles.Field(o.Fields), Colours: [2]tiles.Colour(o.Colours), Stone: o.Stone}
 		j, err := t.CheckLay(lay)
 		if err != nil {
 			return len(cards) + 1
@@ -154,4 +154,12 @@ func nextPerm(p []int) bool {
 	p[i], p[j] = p[j], p[i]
 	slices.Reverse(p[i+1:])
 	return true
+}
+
+// layOf is the card o reports, as the referee takes it.
+func layOf(o tiles.Observation) (tiles.Lay, bool) {
+	if len(o.Fields) != 2 || len(o.Colours) != 2 {
+		return tiles.Lay{}, false
+	}
+	return tiles.Lay{Player: o.Player, Card: o.Card, Fields: [2]tiles.Field(o.Fields), Colours: [2]tiles.Colour(o.Colours), Stone: o.Stone}, true
 }

@@ -102,19 +102,19 @@ func TestLoop_T2d_CardsSeenTogetherGoInTheOrderTheRulesAllow(t *testing.T) {
 }
 
 // TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst: the same second card,
-// first seen more than togetherMS before the first, came first: it is
-// judged first, and called wrong (T2b or T2d).
+// reported as late as the first but first seen more than togetherMS
+// before it, came first: it is judged first, and called wrong (T2b or T2d).
 func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	a, b, _, _ := togetherPair(t, ref)
-	seenB := seenLay(1000, b)
+	const tA = 2200         // 1.25 s between the sightings, more than togetherMS
+	seenB := seenLay(tA, b) // reported late, waiting with a: only the sightings tell
 	seenB.SeenMS = 1000
-	tA := int64(1000 + togetherMS + 200)
-	seenA := seenLay(tA, a)
-	seenA.SeenMS = tA
-	l.tick(1000)
-	l.apply([]tiles.Observation{seenB})
+	seenA := seenLay(tA+50, a)
+	seenA.SeenMS = tA + 50
 	l.tick(tA)
+	l.apply([]tiles.Observation{seenB})
+	l.tick(tA + 50)
 	l.apply([]tiles.Observation{seenA})
 	l.tick(tA + StoneWaitMS + 100)
 	var lays []Verdict

@@ -18,6 +18,12 @@ func (l *Loop) owned(o tiles.Observation) {
 			return
 		}
 	}
+	if slices.ContainsFunc(l.orphans, func(x orphan) bool { return slices.Contains(o.Fields, x.stone.Fields[0]) }) {
+		// a card seen only as its stone's move: the owner waits for the
+		// card the loop will infer (missedCard)
+		l.earlyOwners = append(l.earlyOwners, o)
+		return
+	}
 	if _, err := l.send(o); err != nil {
 		return // refused: reported and logged by send
 	}
@@ -31,5 +37,19 @@ func (l *Loop) owned(o tiles.Observation) {
 		l.flushOrphans(true)
 		l.settleAll()
 		l.checkFinished(o, max(o.TimeMS, l.now))
+	}
+}
+
+// ownInferred gives the card just inferred on fs (missedCard), its stone
+// on to, the owner read before it, if any: the camera read the card with
+// its stone on to, whichever field the loop took for its other half.
+func (l *Loop) ownInferred(fs []tiles.Field, to tiles.Field) {
+	for i, o := range l.earlyOwners {
+		if slices.Contains(o.Fields, to) {
+			l.earlyOwners = slices.Delete(l.earlyOwners, i, i+1)
+			o.Fields = fs
+			l.owned(o)
+			return
+		}
 	}
 }

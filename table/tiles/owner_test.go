@@ -42,3 +42,30 @@ func TestLoop_T5a_OwnerReadLateCountsTheCard(t *testing.T) {
 		}
 	}
 }
+
+// TestLoop_T5a_OwnerReadBeforeTheInferredCardCountsIt: the camera saw a
+// card only as its stone's move onto it (its frame not in full view), and
+// read its owner before the loop inferred the card (missedCard, after
+// OrphanWaitMS): the owner waits for the card, which then counts for that
+// player (T5a), whichever field the loop took for the card's other half.
+func TestLoop_T5a_OwnerReadBeforeTheInferredCardCountsIt(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, toA := legalLay(t, ref, "P1", 1)
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenStone(1000, 1, toA)})
+	l.tick(1200)
+	l.apply([]tiles.Observation{{Kind: tiles.ObsOwner, TimeMS: 1200, Player: "P1", Fields: a.Fields[:], By: "camera"}})
+	l.tick(1000 + OrphanWaitMS + 500)
+	l.apply(nil)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if p, _ := ref.Table().Piece(toA); p.Owner != "P1" {
+		t.Errorf("the card under stone 1 on %v is %q's, want P1's", toA, p.Owner)
+	}
+	if n := ref.State().Laid["P1"]; n != 1 {
+		t.Errorf("P1 laid %d, want 1", n)
+	}
+}

@@ -48,6 +48,9 @@ func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observa
 // readLater reads the frame of the card on f and g again from next on,
 // for rereadForMS from since.
 func (w *Watcher) readLater(f, g tiles.Field, since, next int64) {
+	if slices.ContainsFunc(w.unowned, func(u unowned) bool { return u.f == f && u.g == g || u.f == g && u.g == f }) {
+		return
+	}
 	w.unowned = append(w.unowned, unowned{f: f, g: g, since: since, next: next})
 }
 
