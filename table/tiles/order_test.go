@@ -14,6 +14,26 @@ import (
 func togetherPair(t *testing.T, ref *tiles.Referee) (a, b tiles.Lay, toA, toB tiles.Field) {
 	t.Helper()
 	tb := ref.Table()
+	return pairAtStone1(t, tb, func(b tiles.Lay) bool {
+		first, err := tb.CheckLay(b)
+		return err == nil && first.Violation != nil && (first.Violation.Rule == tiles.T2b || first.Violation.Rule == tiles.T2d)
+	})
+}
+
+// besideBoth finds two legal cards at stone 1 of ref's table: a, then b
+// beside both where the stone stood and where a takes it.
+func besideBoth(t *testing.T, ref *tiles.Referee) (a, b tiles.Lay, toA, toB tiles.Field) {
+	t.Helper()
+	tb := ref.Table()
+	at := tb.Stones()[0].At
+	return pairAtStone1(t, tb, func(b tiles.Lay) bool { return slices.ContainsFunc(b.Fields[:], at.Adjacent) })
+}
+
+// pairAtStone1 finds two legal cards at stone 1 of tb: P1's a, then P2's
+// b where a takes the stone, b one that want picks. It returns them with
+// the fields the stone moves onto.
+func pairAtStone1(t *testing.T, tb *tiles.Table, want func(b tiles.Lay) bool) (a, b tiles.Lay, toA, toB tiles.Field) {
+	t.Helper()
 	for _, a := range allLays(tb, "P1", 1) {
 		ja, err := tb.CheckLay(a)
 		if err != nil || ja.Violation != nil {
@@ -23,11 +43,7 @@ func togetherPair(t *testing.T, ref *tiles.Referee) (a, b tiles.Lay, toA, toB ti
 		after.ApplyLay(a, ja)
 		after.ApplyStone(1, ja.StoneTo, "P1", nil)
 		for _, b := range allLays(after, "P2", 1) {
-			jb, err := after.CheckLay(b)
-			if err != nil || jb.Violation != nil {
-				continue
-			}
-			if first, err := tb.CheckLay(b); err == nil && first.Violation != nil && (first.Violation.Rule == tiles.T2b || first.Violation.Rule == tiles.T2d) {
+			if jb, err := after.CheckLay(b); err == nil && jb.Violation == nil && want(b) {
 				return a, b, ja.StoneTo, jb.StoneTo
 			}
 		}
@@ -220,29 +236,4 @@ func TestLoop_T3a_HeldCardItsStoneWasSeenOnFirstStaysFirst(t *testing.T) {
 	if at := ref.State().Stones[0].At; at != toB {
 		t.Errorf("stone 1 on %v, want %v", at, toB)
 	}
-}
-
-// besideBoth finds two legal cards at stone 1 of ref's table: a, then b
-// beside both where the stone stood and where a takes it.
-func besideBoth(t *testing.T, ref *tiles.Referee) (a, b tiles.Lay, toA, toB tiles.Field) {
-	t.Helper()
-	tb := ref.Table()
-	at := tb.Stones()[0].At
-	for _, a := range allLays(tb, "P1", 1) {
-		ja, err := tb.CheckLay(a)
-		if err != nil || ja.Violation != nil {
-			continue
-		}
-		after := tb.Clone()
-		after.ApplyLay(a, ja)
-		after.ApplyStone(1, ja.StoneTo, "P1", nil)
-		for _, b := range allLays(after, "P2", 1) {
-			jb, err := after.CheckLay(b)
-			if err == nil && jb.Violation == nil && slices.ContainsFunc(b.Fields[:], at.Adjacent) {
-				return a, b, ja.StoneTo, jb.StoneTo
-			}
-		}
-	}
-	t.Fatal("no such pair of cards at stone 1")
-	return
 }
