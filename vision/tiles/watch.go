@@ -19,24 +19,20 @@ type Config struct {
 
 // Timing of the reading (ms).
 const (
-	pairWaitMS   = 2500  // a stone move waits this long for the card half beside it
-	halfWaitMS   = 4000  // a card half waits this long for its other half
-	ownerWaitMS  = 2000  // a frame style is read again this long before the piece is given up
-	hiddenWaitMS = 8000  // or this long, while it is never in full view
-	jokerWaitMS  = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
-	rereadForMS  = 20000 // a card reported without an owner has its frame read again this long
-	// inferredAfterMS: a card reported only as a stone's move onto it is
-	// told to the referee after a wait (table/tiles OrphanWaitMS, 1.5 s);
-	// its owner must not come before it.
-	inferredAfterMS = 2500
-	readEveryMS     = 150  // between two reads of a piece's frame
-	viaSettleMS     = 600  // a stone's move waits this long for cards it may have stood on unseen
-	lonelyStoneMS   = 1500 // a stone on nothing new is believed after this long
-	hiddenGoneMS    = 1000 // a stone's field unreadable this long may have lost it
-	overlapMS       = 300  // a stone first seen on a card this long after the moving stone stood on its new field is another
-	seenAheadMS     = 200  // a piece seen this much earlier than one near it is reported first
-	searchEvery     = 250  // between attempts to find a new board
-	regressLimit    = 3    // fields that lose their piece at once: the board was cleared
+	pairWaitMS    = 2500  // a stone move waits this long for the card half beside it
+	halfWaitMS    = 4000  // a card half waits this long for its other half
+	ownerWaitMS   = 2000  // a frame style is read again this long before the piece is given up
+	hiddenWaitMS  = 8000  // or this long, while it is never in full view
+	jokerWaitMS   = 20000 // a joker whose frame the stone hides waits this long for the stone to leave
+	rereadForMS   = 20000 // a card reported without an owner has its frame read again this long
+	readEveryMS   = 150   // between two reads of a piece's frame
+	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
+	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
+	hiddenGoneMS  = 1000  // a stone's field unreadable this long may have lost it
+	overlapMS     = 300   // a stone first seen on a card this long after the moving stone stood on its new field is another
+	seenAheadMS   = 200   // a piece seen this much earlier than one near it is reported first
+	searchEvery   = 250   // between attempts to find a new board
+	regressLimit  = 3     // fields that lose their piece at once: the board was cleared
 )
 
 // recentMS is how long a card seen whole may still have had a stone unseen.
