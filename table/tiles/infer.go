@@ -287,8 +287,8 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	}
 	for i, w := range l.waiting {
 		if w.under(o) {
-			if w.held && l.seenAfterHeld(i, o.Stone) {
-				w.stone = &o // given with its card, in the order seen (release)
+			if w.held && (l.seenAfterHeld(i, o.Stone) || l.rulesPutFirst(i, o)) {
+				w.stone = &o // given with its card, in the order seen or the rules' (release)
 				return true
 			}
 			l.passedOver(i, o)
@@ -348,6 +348,15 @@ func (l *Loop) passedOver(i int, o tiles.Observation) {
 		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == e })
 		l.settle(e, nil)
 	}
+}
+
+// passOver settles, with the moves the rules make, the cards given
+// before the held i-th one at the stone seen moving onto it (passedOver),
+// and reports whether there were any.
+func (l *Loop) passOver(i int) bool {
+	n := len(l.waiting)
+	l.passedOver(i, *l.waiting[i].stone)
+	return len(l.waiting) < n
 }
 
 // place is where card o goes among the waiting cards: after those the
@@ -453,6 +462,10 @@ func (l *Loop) release() {
 	for i := 0; i < len(l.waiting) && l.finisher == nil; i++ {
 		w := l.waiting[i]
 		if !w.held || l.now < w.grace {
+			continue
+		}
+		if w.stone != nil && l.passOver(i) {
+			i = -1 // from the start: the stones have changed
 			continue
 		}
 		if l.mustHold(w.card, i) {

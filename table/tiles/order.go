@@ -79,6 +79,33 @@ func (l *Loop) orderByRules(i int) bool {
 	return true
 }
 
+// rulesPutFirst reports whether another held card, seen with the held
+// i-th one (seenTogether), goes before it by the rules: with the i-th named
+// for stone o (just seen moving onto it), fewer cards are wrong when that
+// one comes first. The move then waits with its card, and orderByRules
+// puts the two in that order: settled at once, the i-th would be judged
+// against where its stone stood before the other card took it.
+func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
+	t := l.playingTable()
+	if t == nil {
+		return false
+	}
+	w := l.waiting[i]
+	c := w.card
+	if c.Stone == 0 && !w.graceOnly {
+		c.Stone = o.Stone
+	}
+	for j, e := range l.waiting {
+		if j == i || !e.held || !seenTogether(w.card, e.card) {
+			continue
+		}
+		if x := e.stoned(); wrongIn(t, []tiles.Observation{x, c}) < wrongIn(t, []tiles.Observation{c, x}) {
+			return true
+		}
+	}
+	return false
+}
+
 // togetherMS: a card may lie under the hand that laid it, or the next
 // one, for most of a second, so cards first seen closer than this may
 // have been laid in either order when the rules say which it was.

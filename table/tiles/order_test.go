@@ -237,3 +237,42 @@ func TestLoop_T3a_HeldCardItsStoneWasSeenOnFirstStaysFirst(t *testing.T) {
 		t.Errorf("stone 1 on %v, want %v", at, toB)
 	}
 }
+
+// TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst: two
+// cards at one stone, the second laid where the first took it. The camera
+// saw the second 400 ms first (a hand lay over the first) and reports it
+// after the first, with the stone's move onto it. Settled at once, the
+// second would be judged against where the stone stood before the first
+// card took it (T2b or T2d). Seen together, the rules say the first came
+// first: both are legal, the stone ends on the second card (T3a), and
+// the first card's move is the rules' at once, not StoneWaitMS later.
+func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, _, toB := togetherPair(t, ref)
+	seenA := seenLay(1400, a)
+	seenA.SeenMS = 1400
+	seenB := seenLay(1500, b)
+	seenB.SeenMS = 1000
+	l.tick(1400)
+	l.apply([]tiles.Observation{seenA})
+	l.tick(1500)
+	l.apply([]tiles.Observation{seenB, seenStone(1500, 1, toB)})
+	for _, tMS := range []int64{1600, 1700, 1800, 1900} {
+		l.tick(tMS)
+	}
+	var order []string
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+		if v.Obs.Kind == tiles.ObsLay {
+			order = append(order, v.Obs.Player)
+		}
+	}
+	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
+		t.Errorf("cards judged by 1900 ms in the order %v, want %v", order, want)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v", at, toB)
+	}
+}
