@@ -102,6 +102,7 @@ type Watcher struct {
 	shadow    [2]float64            // the way the stones' shadows fall
 	goneSince map[int]int64         // stones seen gone from their field, since
 	cameSince map[tiles.Field]int64 // stones seen on a new field, since
+	glimpses  map[tiles.Field]int64 // a stone seen there, matched to no move, left then
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
@@ -121,7 +122,7 @@ func NewWatcher(cfg Config) *Watcher {
 	}
 	buildLUT()
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
-		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}}
+		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}}
 }
 
 // Close frees the watcher's images.
@@ -232,6 +233,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.jokers)
 	clear(w.goneSince)
 	clear(w.cameSince)
+	clear(w.glimpses)
 	w.pairs = nil
 	w.items = nil
 	w.unowned = nil
@@ -402,6 +404,9 @@ func (w *Watcher) matchStones(tMS int64) {
 		for x := range w.board.W {
 			f := tiles.Field{X: x, Y: y}
 			if !w.fields[y][x].believed.stone() || slices.Contains(w.stones[:], f) {
+				if _, ok := w.cameSince[f]; ok && !w.fields[y][x].believed.stone() {
+					w.glimpses[f] = tMS // a stone stood there a moment, on its way
+				}
 				delete(w.cameSince, f)
 				continue
 			}
@@ -852,13 +857,22 @@ const maxVias = 3
 // piece another stone was first seen on later.
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, bool) {
 	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to)
-	ways := waysFrom(pieces, a, p, to, seen, false)
+	plain := waysFrom(pieces, a, p, to, seen, false)
+	ways := w.agreeing(plain)
 	if len(ways) == 0 {
-		ways = waysFrom(pieces, a, p, to, seen, true)
-		if w.otherStoneMoving(a) {
+		cornered := waysFrom(pieces, a, p, to, seen, true)
+		if len(plain) == 0 && w.otherStoneMoving(a) {
 			// the relocating card may be that stone's (T3b), and this
 			// card a relocation too
-			ways = slices.DeleteFunc(ways, func(wy []via) bool { return wy[0].reloc })
+			cornered = slices.DeleteFunc(cornered, func(wy []via) bool { return wy[0].reloc })
+		}
+		// the stone may have been seen where only a wrong play (T2d)
+		// puts it
+		if ways = w.agreeing(cornered); len(ways) == 0 {
+			ways = plain
+			if len(plain) == 0 {
+				ways = cornered
+			}
 		}
 	}
 	if a != to && touch(a, p) && w.otherStoneMoving(a) {
@@ -870,6 +884,25 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, 
 		})
 	}
 	return pickWay(ways, p, to)
+}
+
+// agreeing keeps the ways that put the stone on no via card's other
+// field than the one a stone was glimpsed on there, after that card came.
+func (w *Watcher) agreeing(ways [][]via) [][]via {
+	glimpsed := func(f tiles.Field, since int64) bool {
+		t, ok := w.glimpses[f]
+		return ok && t >= since
+	}
+	return slices.DeleteFunc(slices.Clone(ways), func(wy []via) bool {
+		for _, v := range wy {
+			for _, x := range v.card {
+				if x != v.at && glimpsed(x, v.first) && !glimpsed(v.at, v.first) {
+					return true
+				}
+			}
+		}
+		return false
+	})
 }
 
 // otherStoneMoving reports whether a stone other than the one that left

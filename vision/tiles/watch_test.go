@@ -679,6 +679,44 @@ func TestTilesVision_T3b_CardAStoneStoodOnLaterIsNoWay(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T2d_StoneGlimpsedOnTheFartherColourIsItsStop: a stone
+// moves over a card seen whole onto a new card whose field the way by the
+// rules reaches only from the first card's nearer colour (a wrong move,
+// T3a). If the stone was seen a moment on the first card's farther
+// colour, unmatched, that was its stop: the way goes there, and the new
+// card meets it at a corner only (T2d; dev 551 called the player who
+// moved the stone right T3a and the wrong card T2a).
+func TestTilesVision_T2d_StoneGlimpsedOnTheFartherColourIsItsStop(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	for _, glimpsed := range []bool{false, true} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(6, 5), f(0, 0), f(11, 0), f(0, 11)}
+		for _, s := range w.stones {
+			w.believe(s, look{kind: lookStone, colour: green, open: -1})
+		}
+		// the card (6,6)-(7,6) beside stone 1's field, seen whole at 1000
+		pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(6, 6), f(7, 6)}, done: true}
+		w.items, w.pairs = []*item{pr}, []*item{pr}
+		if glimpsed { // a stone on (7,6) from 1500, gone at 1700
+			w.believe(f(7, 6), look{kind: lookStone, colour: red, open: -1})
+			w.matchStones(1500)
+			w.believe(f(7, 6), look{kind: lookCard, colour: red, open: -1})
+			w.matchStones(1700)
+		}
+		w.believe(f(6, 5), look{kind: lookFree, colour: green, open: -1})
+		// stone 1 left (6,5) for (6,8), the card (6,7)-(6,8)
+		vias, sure := w.findVias(f(6, 5), f(6, 7), f(6, 8), 2000, 2100, 3000)
+		want, cornered := f(6, 6), false
+		if glimpsed {
+			want, cornered = f(7, 6), true
+		}
+		if !sure || len(vias) != 1 || vias[0].at != want || vias[0].cornered != cornered {
+			t.Errorf("stone glimpsed on (7,6) %v: way %+v (sure %v), want the stop %v (the next card at a corner %v)", glimpsed, vias, sure, want, cornered)
+		}
+	}
+}
+
 // TestTilesVision_T3a_WrongWayNotTakenWhileAnotherStoneMoves: a stone
 // beside a new card, on its farther colour (T3a), while another stone is
 // gone and not yet seen elsewhere: a card seen whole nearby that the stone
