@@ -368,7 +368,7 @@ func (w *Watcher) resolve(tMS int64) {
 	}
 	w.pairHalves(tMS)
 	for f, t0 := range w.halves {
-		if tMS-t0 > halfWaitMS {
+		if tMS-t0 > halfWaitMS && !w.otherHalfHidden(f, tMS-t0) {
 			delete(w.halves, f)
 			w.unsure(tMS, "card half at %v (%v) without its other half", f, w.believed(f).colour)
 		}
@@ -811,6 +811,34 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
 	it.done = true
+}
+
+// halfHiddenMS is how long a card half waits for its other half while
+// the field it opens towards cannot be read, or shows a stone matched to
+// no move: the other half may lie under a hand, or under the card's stone
+// the camera has not followed there yet. A half open towards it that is
+// not believed yet may be it.
+const halfHiddenMS = 12000
+
+// otherHalfHidden reports whether the card half on f, waiting since waited
+// ms, may still see its other half (halfHiddenMS).
+func (w *Watcher) otherHalfHidden(f tiles.Field, waited int64) bool {
+	o := w.believed(f).open
+	if o < 0 || waited > halfHiddenMS {
+		return false
+	}
+	g := step(f, o)
+	if !w.on(g) {
+		return false
+	}
+	ft := w.fields[g.Y][g.X]
+	switch {
+	case ft.believed.stone():
+		return !slices.Contains(w.stones[:], g)
+	case ft.cand.kind == lookCard:
+		return ft.cand.open == sideTo(g, f) // coming into sight
+	}
+	return ft.cand.kind == lookHidden || ft.cand.stone()
 }
 
 // halfCands lists the new card halves beside f, open towards it.

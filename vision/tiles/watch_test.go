@@ -717,6 +717,58 @@ func TestTilesVision_T2d_StoneGlimpsedOnTheFartherColourIsItsStop(t *testing.T) 
 	}
 }
 
+// TestTilesVision_T5a_HalfWaitsWhileItsOtherHalfIsHidden: a new card
+// half waits for its other half halfWaitMS, and up to halfHiddenMS while
+// the field it opens towards cannot be read, shows a stone no stone was
+// followed to, or shows a half open back towards it not yet believed: a
+// hand or the card's own stone lies over the other half (held-out 888,
+// dev 543 and 831: each half was seen alone, 4 s apart, and the card
+// never counted). A half open towards a stone that stood there all along
+// waits no longer (the stone's field is no card's).
+func TestTilesVision_T5a_HalfWaitsWhileItsOtherHalfIsHidden(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	h, g := f(5, 5), f(6, 5)
+	for _, c := range []struct {
+		name  string
+		other func(w *Watcher)
+		kept  bool
+	}{
+		{"free", func(w *Watcher) {}, false},
+		{"hidden", func(w *Watcher) { w.fields[g.Y][g.X].cand = look{kind: lookHidden, open: -1} }, true},
+		{"under a stone followed to no field", func(w *Watcher) { w.believe(g, look{kind: lookStone, colour: green, open: -1}) }, true},
+		{"a half coming into sight", func(w *Watcher) {
+			w.fields[g.Y][g.X].cand = look{kind: lookCard, colour: green, open: sideTo(g, h)}
+		}, true},
+		{"under a stone that stood there", func(w *Watcher) {
+			w.believe(g, look{kind: lookStone, colour: green, open: -1})
+			w.stones[0] = g
+		}, false},
+	} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(11, 0), f(0, 11), f(11, 11)}
+		for _, s := range w.stones {
+			w.believe(s, look{kind: lookStone, colour: green, open: -1})
+		}
+		for y := range 12 {
+			for x := range 12 {
+				w.fields[y][x].cand = w.fields[y][x].believed
+			}
+		}
+		w.believe(h, look{kind: lookCard, colour: red, open: sideTo(h, g)})
+		w.halves[h] = 1000
+		c.other(w)
+		w.resolve(1000 + halfWaitMS + 100)
+		if _, ok := w.halves[h]; ok != c.kept {
+			t.Errorf("other half %s: the half waits after halfWaitMS %v, want %v", c.name, ok, c.kept)
+		}
+		w.resolve(1000 + halfHiddenMS + 100)
+		if _, ok := w.halves[h]; ok {
+			t.Errorf("other half %s: the half waits after halfHiddenMS", c.name)
+		}
+	}
+}
+
 // TestTilesVision_T3a_WrongWayNotTakenWhileAnotherStoneMoves: a stone
 // beside a new card, on its farther colour (T3a), while another stone is
 // gone and not yet seen elsewhere: a card seen whole nearby that the stone
