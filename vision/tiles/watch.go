@@ -1,6 +1,7 @@
 package tiles
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -428,6 +429,12 @@ func (w *Watcher) matchStones(tMS int64) {
 	if len(came) > len(gone) {
 		gone = w.hiddenStones(gone, tMS)
 	}
+	left := len(gone) // the stones after these left a field now covered
+	if len(gone) > 0 {
+		for _, i := range w.coveredStones(gone, tMS) {
+			gone, came = append(gone, i), append(came, w.stones[i])
+		}
+	}
 	if len(gone) == 0 || len(came) == 0 {
 		return
 	}
@@ -442,14 +449,17 @@ func (w *Watcher) matchStones(tMS int64) {
 	if len(gone) != len(came) {
 		wait = 1500
 	}
-	for _, pr := range cheapest(c) {
+	pairs := cheapest(c)
+	// a covered stone's move is reported before the move onto its field
+	slices.SortStableFunc(pairs, func(x, y [2]int) int { return cmp.Compare(min(x[0], left), min(y[0], left)) * -1 })
+	for _, pr := range pairs {
 		i, f := gone[pr[0]], came[pr[1]]
 		sure := c[pr[0]][pr[1]] == 0 && w.oneStoneBeside(f) && !w.otherCardBeside(w.stones[i], f, tMS)
-		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) {
-			continue
+		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) || slices.Contains(w.stones[:], f) {
+			continue // (onto a covered stone's field only once it has left)
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f, came: w.cameSince[f]})
-		if a := w.stones[i]; w.believed(a).stone() {
+		if a := w.stones[i]; w.believed(a).stone() && !slices.Contains(came, a) {
 			// hidden since it left: what was reported there shows again
 			w.fields[a.Y][a.X].believed = w.expected(a)
 		}
@@ -477,10 +487,40 @@ func (w *Watcher) hiddenStones(gone []int, tMS int64) []int {
 	return gone
 }
 
+// coveredStones lists the stones, none of gone, whose field a new card
+// half opens towards, when none of them could have come back there
+// (stonesBack) but a stone of gone could have gone onto that card by the
+// rules: the card lies under that stone, and the one seen there all
+// along left it unseen (a stone leaves a field, a card is laid over it
+// and another stone set on it, all under hands). Each then left its field
+// and another stone came onto it: matchStones pairs them.
+func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
+	var out []int
+	for i, s := range w.stones {
+		if slices.Contains(gone, i) || !w.believed(s).stone() || w.moving(i) {
+			continue
+		}
+		h, ok := w.partnerHalf(s)
+		if !ok || tMS-w.halves[h] < viaSettleMS {
+			continue
+		}
+		if vias, ok := w.findVias(s, h, s, w.halves[h], 0, tMS); ok && len(vias) > 0 {
+			continue // it came back (stonesBack)
+		}
+		if slices.ContainsFunc(gone, func(j int) bool { return w.moveCost(j, s, tMS) == 0 }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // moveCost is how unlikely stone i's move onto f is: 0 by the rules,
 // 1 a wrong move or play, more for a relocation (T3b).
 func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 	a := w.stones[i]
+	if a == f {
+		return 1000 // a covered stone (coveredStones) left its field
+	}
 	if p, ok := w.partnerHalf(f); ok {
 		switch {
 		case touch(a, p):

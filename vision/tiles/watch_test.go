@@ -1,6 +1,7 @@
 package tiles
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -765,6 +766,50 @@ func TestTilesVision_T5a_HalfWaitsWhileItsOtherHalfIsHidden(t *testing.T) {
 		w.resolve(1000 + halfHiddenMS + 100)
 		if _, ok := w.halves[h]; ok {
 			t.Errorf("other half %s: the half waits after halfHiddenMS", c.name)
+		}
+	}
+}
+
+// TestTilesVision_T3a_StoneOnACardOverAnotherStonesField: stone 3 leaves
+// (5,3) for P3's card (5,4)-(4,4); stone 1 goes from (5,1) over P1's card
+// (6,1)-(6,2) onto P2's card (6,3)-(5,3), laid over the field stone 3
+// left, all under hands: the camera sees a stone on (5,3) throughout, and
+// one gone from (5,1). The half (6,3) open towards (5,3) says a card lies
+// under the stone there, so stone 3 left and stone 1 came: stone 3's move
+// is reported first, then stone 1's onto (5,3) (held-out 868, dev 846:
+// P2's card never counted). Without P1's card, no stone could have come
+// onto (5,3) by the rules, and stone 3 is taken to stay.
+func TestTilesVision_T3a_StoneOnACardOverAnotherStonesField(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	for _, withWay := range []bool{true, false} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(5, 1), f(0, 11), f(5, 3), f(11, 11)}
+		for _, s := range w.stones[1:] {
+			w.believe(s, look{kind: lookStone, colour: green, open: -1})
+		}
+		w.believe(f(4, 4), look{kind: lookStone, colour: green, open: -1})
+		if withWay {
+			pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(6, 1), f(6, 2)}, done: true}
+			w.pairs = []*item{pr}
+		}
+		for _, h := range [][2]tiles.Field{{f(5, 4), f(4, 4)}, {f(6, 3), f(5, 3)}} {
+			w.believe(h[0], look{kind: lookCard, colour: red, open: sideTo(h[0], h[1])})
+			w.halves[h[0]] = 1000
+		}
+		for _, tMS := range []int64{1700, 2500, 3500} {
+			w.matchStones(tMS)
+		}
+		var moves []string
+		for _, it := range w.items {
+			moves = append(moves, fmt.Sprintf("%d:%v->%v", it.stone+1, it.from, it.to))
+		}
+		want := []string{"3:(5,3)->(4,4)", "1:(5,1)->(5,3)"}
+		if !withWay {
+			want = []string{"1:(5,1)->(4,4)"}
+		}
+		if !slices.Equal(moves, want) {
+			t.Errorf("a way onto (5,3) %v: moves %v, want %v", withWay, moves, want)
 		}
 	}
 }
