@@ -753,7 +753,7 @@ type assumedMove struct {
 func (l *Loop) turnAssumed(card tiles.Observation) {
 	t := l.playingTable()
 	lay, ok := layOf(card)
-	if t == nil || card.Kind != tiles.ObsLay || !ok || wrongIn(t, []tiles.Observation{card}) == 0 {
+	if t == nil || card.Kind != tiles.ObsLay || !ok || wrongIn(t, []tried{{card: card}}) == 0 {
 		return
 	}
 	for i, a := range l.assumed {

@@ -42,16 +42,16 @@ func (l *Loop) orderByRules(i int) bool {
 	if len(group) < 2 {
 		return false
 	}
-	cards := make([]tiles.Observation, len(group))
+	cards := make([]tried, len(group))
 	for k, j := range group {
-		cards[k] = l.waiting[j].stoned()
+		cards[k] = l.waiting[j].tried()
 	}
 	best, bestWrong := []int(nil), wrongIn(t, cards)
 	perm := make([]int, len(cards))
 	for k := range perm {
 		perm[k] = k
 	}
-	in := make([]tiles.Observation, len(cards))
+	in := make([]tried, len(cards))
 	for nextPerm(perm) {
 		for k, p := range perm {
 			in[k] = cards[p]
@@ -91,15 +91,15 @@ func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 		return false
 	}
 	w := l.waiting[i]
-	c := w.card
-	if c.Stone == 0 && !w.graceOnly {
-		c.Stone = o.Stone
+	c := tried{card: w.card, seen: &o}
+	if c.card.Stone == 0 && !w.graceOnly {
+		c.card.Stone = o.Stone
 	}
 	for j, e := range l.waiting {
 		if j == i || !e.held || !seenTogether(w.card, e.card) {
 			continue
 		}
-		if x := e.stoned(); wrongIn(t, []tiles.Observation{x, c}) < wrongIn(t, []tiles.Observation{c, x}) {
+		if x := e.tried(); wrongIn(t, []tried{x, c}) < wrongIn(t, []tried{c, x}) {
 			return true
 		}
 	}
@@ -138,13 +138,25 @@ func (w *waiting) stoned() tiles.Observation {
 	return c
 }
 
+// tried is a card as orderByRules lays it: named for its stone, with the
+// stone's move the camera saw onto it, if any.
+type tried struct {
+	card tiles.Observation
+	seen *tiles.Observation
+}
+
+func (w *waiting) tried() tried { return tried{card: w.stoned(), seen: w.stone} }
+
 // wrongIn counts the cards judged wrong, or laid at a stone that stood
-// elsewhere, when cards are laid on a copy of t in this order, each
-// stone moving as the rules make it.
-func wrongIn(t *tiles.Table, cards []tiles.Observation) int {
+// elsewhere, and the stones' moves judged wrong, when cards are laid on a
+// copy of t in this order, each stone moving where the camera saw it go
+// (a relocated stone may stand on either field, T3b), else as the rules
+// make it.
+func wrongIn(t *tiles.Table, cards []tried) int {
 	t = t.Clone()
 	n := 0
-	for _, o := range cards {
+	for _, c := range cards {
+		o := c.card
 		lay, ok := layOf(o)
 		if !ok {
 			return len(cards) + 1
@@ -157,9 +169,19 @@ func wrongIn(t *tiles.Table, cards []tiles.Observation) int {
 			n++
 		}
 		t.ApplyLay(lay, j)
-		if j.Stone > 0 {
-			t.ApplyStone(j.Stone, j.StoneTo, o.Player, nil)
+		if j.Stone <= 0 {
+			continue
 		}
+		if c.seen != nil && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {
+			if _, v, err := t.CheckStone(j.Stone, c.seen.Fields[0]); err == nil {
+				if v != nil {
+					n++
+				}
+				t.ApplyStone(j.Stone, c.seen.Fields[0], o.Player, v)
+				continue
+			}
+		}
+		t.ApplyStone(j.Stone, j.StoneTo, o.Player, nil)
 	}
 	return n
 }

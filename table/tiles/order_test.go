@@ -276,3 +276,69 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testin
 		t.Errorf("stone 1 on %v, want %v", at, toB)
 	}
 }
+
+// TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw: cards seen
+// together are ordered by laying them on a copy of the table; a card
+// whose stone's move was seen moves the stone there, not where the rules
+// would (a relocated stone may stand on either field of its card, T3b).
+// Here P1 relocates blocked stone 3 onto a card, and the camera sees the
+// stone on the field the rules would not pick; P2's card beside that
+// field is then legal, and the order is not wrong (dev 815: the cards
+// were put in another order, and three legal ones called wrong).
+func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
+	_, ref, _ := twoPlayerRound(t)
+	tb := ref.Table()
+	at3 := tb.Stones()[2].At
+	for _, n := range at3.Neighbours() { // P1's cards wall stone 3 in
+		if !tb.Board().On(n) || !tb.Free(n) {
+			continue
+		}
+		for _, m := range n.Neighbours() {
+			if tb.Board().On(m) && tb.Free(m) && m != at3 {
+				wall := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
+				tb.ApplyLay(wall, tiles.Judgement{})
+				break
+			}
+		}
+	}
+	if tb.Stones()[2].Owed != "P1" {
+		t.Fatalf("stone 3 owed by %q, want P1", tb.Stones()[2].Owed)
+	}
+	for _, a := range allLays(tb, "P1", 3) {
+		ja, err := tb.CheckLay(a)
+		if err != nil || ja.Violation != nil || !ja.Relocates {
+			continue
+		}
+		other := a.Fields[0]
+		if other == ja.StoneTo {
+			other = a.Fields[1]
+		}
+		seen := tiles.Observation{Kind: tiles.ObsStone, Stone: 3, Fields: []tiles.Field{other}}
+		onOther, onRules := tb.Clone(), tb.Clone()
+		onOther.ApplyLay(a, ja)
+		onOther.ApplyStone(3, other, "P1", nil)
+		onRules.ApplyLay(a, ja)
+		onRules.ApplyStone(3, ja.StoneTo, "P1", nil)
+		for _, b := range allLays(onOther, "P2", 3) {
+			jb, err := onOther.CheckLay(b)
+			if err != nil || jb.Violation != nil {
+				continue
+			}
+			if jr, err := onRules.CheckLay(b); err != nil || jr.Violation == nil {
+				continue
+			}
+			cardA := seenLay(1000, a)
+			cardA.Stone = 3
+			cardB := seenLay(1000, b)
+			cardB.Stone = 3
+			if n := wrongIn(tb, []tried{{card: cardA, seen: &seen}, {card: cardB}}); n != 0 {
+				t.Errorf("stone seen on %v, the relocating card's other field: %d wrong, want 0", other, n)
+			}
+			if n := wrongIn(tb, []tried{{card: cardA}, {card: cardB}}); n != 1 {
+				t.Errorf("stone's move not seen, taken onto %v: %d wrong, want 1", ja.StoneTo, n)
+			}
+			return
+		}
+	}
+	t.Fatal("no relocation with a card legal only beside its other field")
+}
