@@ -172,7 +172,7 @@ func wrongIn(t *tiles.Table, cards []tried) int {
 		if j.Stone <= 0 {
 			continue
 		}
-		if c.seen != nil && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {
+		if c.seen != nil && c.seen.Stone == j.Stone && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {
 			if _, v, err := t.CheckStone(j.Stone, c.seen.Fields[0]); err == nil {
 				if v != nil {
 					n++

@@ -451,9 +451,18 @@ func (w *Watcher) matchStones(tMS int64) {
 	}
 	pairs := cheapest(c)
 	// a covered stone's move is reported before the move onto its field
-	slices.SortStableFunc(pairs, func(x, y [2]int) int { return cmp.Compare(min(x[0], left), min(y[0], left)) * -1 })
+	covered := func(pr [2]int) int {
+		if pr[0] >= left {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(pairs, func(x, y [2]int) int { return cmp.Compare(covered(x), covered(y)) })
 	for _, pr := range pairs {
 		i, f := gone[pr[0]], came[pr[1]]
+		if covered(pr) == 0 && c[pr[0]][pr[1]] > 1 {
+			continue // only onto a card by the rules, or by one wrong step
+		}
 		sure := c[pr[0]][pr[1]] == 0 && w.oneStoneBeside(f) && !w.otherCardBeside(w.stones[i], f, tMS)
 		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) || slices.Contains(w.stones[:], f) {
 			continue // (onto a covered stone's field only once it has left)
@@ -508,6 +517,9 @@ func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
 			continue // it came back (stonesBack)
 		}
 		if slices.ContainsFunc(gone, func(j int) bool { return w.moveCost(j, s, tMS) == 0 }) {
+			if _, ok := w.goneSince[i]; !ok {
+				w.goneSince[i] = w.halves[h]
+			}
 			out = append(out, i)
 		}
 	}

@@ -782,7 +782,11 @@ func TestTilesVision_T5a_HalfWaitsWhileItsOtherHalfIsHidden(t *testing.T) {
 func TestTilesVision_T3a_StoneOnACardOverAnotherStonesField(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	green, red := classColour[pxGreen], classColour[pxRed]
-	for _, withWay := range []bool{true, false} {
+	for _, c := range []struct {
+		withWay bool
+		base    int64 // the clock's start: the matching must not depend on it
+	}{{true, 0}, {false, 0}, {true, 1_000_000}} {
+		withWay, base := c.withWay, c.base
 		w := boardSeen(12, green)
 		w.stones = [tiles.Stones]tiles.Field{f(5, 1), f(0, 11), f(5, 3), f(11, 11)}
 		for _, s := range w.stones[1:] {
@@ -790,15 +794,15 @@ func TestTilesVision_T3a_StoneOnACardOverAnotherStonesField(t *testing.T) {
 		}
 		w.believe(f(4, 4), look{kind: lookStone, colour: green, open: -1})
 		if withWay {
-			pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(6, 1), f(6, 2)}, done: true}
+			pr := &item{t: base + 1000, seen: base + 1000, halves: [2]tiles.Field{f(6, 1), f(6, 2)}, done: true}
 			w.pairs = []*item{pr}
 		}
 		for _, h := range [][2]tiles.Field{{f(5, 4), f(4, 4)}, {f(6, 3), f(5, 3)}} {
 			w.believe(h[0], look{kind: lookCard, colour: red, open: sideTo(h[0], h[1])})
-			w.halves[h[0]] = 1000
+			w.halves[h[0]] = base + 1000
 		}
 		for _, tMS := range []int64{1700, 2500, 3500} {
-			w.matchStones(tMS)
+			w.matchStones(base + tMS)
 		}
 		var moves []string
 		for _, it := range w.items {
@@ -809,8 +813,37 @@ func TestTilesVision_T3a_StoneOnACardOverAnotherStonesField(t *testing.T) {
 			want = []string{"1:(5,1)->(4,4)"}
 		}
 		if !slices.Equal(moves, want) {
-			t.Errorf("a way onto (5,3) %v: moves %v, want %v", withWay, moves, want)
+			t.Errorf("a way onto (5,3) %v, from %d ms: moves %v, want %v", withWay, base, moves, want)
 		}
+	}
+}
+
+// TestTilesVision_T3a_MovesMatchedTogetherKeepTheStonesOrder: two stones
+// each onto a card of their own, matched in one frame, are reported in
+// the stones' order; only a covered stone's move goes first (the order
+// of moves seen together is the loop's to settle).
+func TestTilesVision_T3a_MovesMatchedTogetherKeepTheStonesOrder(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	w := boardSeen(12, green)
+	w.stones = [tiles.Stones]tiles.Field{f(2, 2), f(8, 8), f(0, 11), f(11, 0)}
+	for _, s := range w.stones[2:] {
+		w.believe(s, look{kind: lookStone, colour: green, open: -1})
+	}
+	for _, h := range [][2]tiles.Field{{f(2, 3), f(2, 4)}, {f(8, 9), f(8, 10)}} {
+		w.believe(h[1], look{kind: lookStone, colour: green, open: -1})
+		w.believe(h[0], look{kind: lookCard, colour: red, open: sideTo(h[0], h[1])})
+		w.halves[h[0]] = 1000
+	}
+	for _, tMS := range []int64{1000, 1800} {
+		w.matchStones(tMS)
+	}
+	var moves []string
+	for _, it := range w.items {
+		moves = append(moves, fmt.Sprintf("%d:%v->%v", it.stone+1, it.from, it.to))
+	}
+	if want := []string{"1:(2,2)->(2,4)", "2:(8,8)->(8,10)"}; !slices.Equal(moves, want) {
+		t.Errorf("moves %v, want %v", moves, want)
 	}
 }
 
