@@ -104,6 +104,7 @@ type Watcher struct {
 	goneSince map[int]int64         // stones seen gone from their field, since
 	cameSince map[tiles.Field]int64 // stones seen on a new field, since
 	glimpses  map[tiles.Field]int64 // a stone seen there, matched to no move, left then
+	arrived   [tiles.Stones]int64   // when each stone was first seen where its last move took it (0: none yet)
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
@@ -235,6 +236,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.goneSince)
 	clear(w.cameSince)
 	clear(w.glimpses)
+	w.arrived = [tiles.Stones]int64{}
 	w.pairs = nil
 	w.items = nil
 	w.unowned = nil
@@ -473,6 +475,7 @@ func (w *Watcher) matchStones(tMS int64) {
 			w.fields[a.Y][a.X].believed = w.expected(a)
 		}
 		w.stones[i] = f
+		w.arrived[i] = max(w.cameSince[f], 1)
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
@@ -510,8 +513,8 @@ func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
 			continue
 		}
 		h, ok := w.partnerHalf(s)
-		if !ok || tMS-w.halves[h] < viaSettleMS {
-			continue
+		if !ok || tMS-w.halves[h] < viaSettleMS || w.arrived[i] != 0 && w.halves[h] < w.arrived[i]+pairWaitMS {
+			continue // (a half seen with the stone's own move is its card's)
 		}
 		if vias, ok := w.findVias(s, h, s, w.halves[h], 0, tMS); ok && len(vias) > 0 {
 			continue // it came back (stonesBack)
@@ -582,6 +585,7 @@ func (w *Watcher) stonesBack(tMS int64) {
 			continue
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: s, to: s})
+		w.arrived[i] = tMS
 	}
 }
 

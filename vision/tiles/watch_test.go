@@ -778,17 +778,21 @@ func TestTilesVision_T5a_HalfWaitsWhileItsOtherHalfIsHidden(t *testing.T) {
 // under the stone there, so stone 3 left and stone 1 came: stone 3's move
 // is reported first, then stone 1's onto (5,3) (held-out 868, dev 846:
 // P2's card never counted). Without P1's card, no stone could have come
-// onto (5,3) by the rules, and stone 3 is taken to stay.
+// onto (5,3) by the rules, and stone 3 is taken to stay; so too when
+// stone 3 was seen coming onto (5,3) just before the half was seen: the
+// half is its own card's.
 func TestTilesVision_T3a_StoneOnACardOverAnotherStonesField(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	green, red := classColour[pxGreen], classColour[pxRed]
 	for _, c := range []struct {
 		withWay bool
 		base    int64 // the clock's start: the matching must not depend on it
-	}{{true, 0}, {false, 0}, {true, 1_000_000}} {
+		arrived int64 // stone 3 was matched onto (5,3) then: the half is its card's
+	}{{true, 0, 0}, {false, 0, 0}, {true, 1_000_000, 0}, {true, 0, 900}} {
 		withWay, base := c.withWay, c.base
 		w := boardSeen(12, green)
 		w.stones = [tiles.Stones]tiles.Field{f(5, 1), f(0, 11), f(5, 3), f(11, 11)}
+		w.arrived[2] = c.arrived
 		for _, s := range w.stones[1:] {
 			w.believe(s, look{kind: lookStone, colour: green, open: -1})
 		}
@@ -809,11 +813,11 @@ func TestTilesVision_T3a_StoneOnACardOverAnotherStonesField(t *testing.T) {
 			moves = append(moves, fmt.Sprintf("%d:%v->%v", it.stone+1, it.from, it.to))
 		}
 		want := []string{"3:(5,3)->(4,4)", "1:(5,1)->(5,3)"}
-		if !withWay {
+		if !withWay || c.arrived != 0 {
 			want = []string{"1:(5,1)->(4,4)"}
 		}
 		if !slices.Equal(moves, want) {
-			t.Errorf("a way onto (5,3) %v, from %d ms: moves %v, want %v", withWay, base, moves, want)
+			t.Errorf("a way onto (5,3) %v, from %d ms, stone 3 there since %d: moves %v, want %v", withWay, base, c.arrived, moves, want)
 		}
 	}
 }
