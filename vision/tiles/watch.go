@@ -402,6 +402,26 @@ func (w *Watcher) matchStones(tMS int64) {
 		}
 		gone = append(gone, i)
 	}
+	came := w.stonesCome(tMS)
+	if len(came) > len(gone) {
+		gone = w.hiddenStones(gone, tMS)
+	}
+	left := len(gone) // the stones after these left a field now covered
+	if len(gone) > 0 {
+		for _, i := range w.coveredStones(gone, tMS) {
+			gone, came = append(gone, i), append(came, w.stones[i])
+		}
+	}
+	if len(gone) == 0 || len(came) == 0 {
+		return
+	}
+	w.pairMoves(gone, came, left, tMS)
+}
+
+// stonesCome lists the fields a stone is seen on that no stone was
+// followed to, once there is a new piece under it (or it has stayed
+// lonelyStoneMS); a stone seen on one and gone again was glimpsed there.
+func (w *Watcher) stonesCome(tMS int64) []tiles.Field {
 	var came []tiles.Field
 	for y := range w.board.H {
 		for x := range w.board.W {
@@ -428,18 +448,13 @@ func (w *Watcher) matchStones(tMS int64) {
 			came = append(came, f)
 		}
 	}
-	if len(came) > len(gone) {
-		gone = w.hiddenStones(gone, tMS)
-	}
-	left := len(gone) // the stones after these left a field now covered
-	if len(gone) > 0 {
-		for _, i := range w.coveredStones(gone, tMS) {
-			gone, came = append(gone, i), append(came, w.stones[i])
-		}
-	}
-	if len(gone) == 0 || len(came) == 0 {
-		return
-	}
+	return came
+}
+
+// pairMoves pairs the stones gone with the fields come at the least cost,
+// and makes the moves that need not wait; the stones of gone from left on
+// are covered (coveredStones), their fields among came.
+func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64) {
 	c := make([][]int, len(gone))
 	for i, s := range gone {
 		c[i] = make([]int, len(came))
