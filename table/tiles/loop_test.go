@@ -1197,22 +1197,7 @@ func TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone(t *testing.T) {
 func TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
-	at3 := tb.Stones()[2].At
-	for _, n := range at3.Neighbours() { // P1's cards wall stone 3 in
-		if !tb.Board().On(n) || !tb.Free(n) {
-			continue
-		}
-		for _, m := range n.Neighbours() {
-			if tb.Board().On(m) && tb.Free(m) && m != at3 {
-				wall := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
-				tb.ApplyLay(wall, tiles.Judgement{})
-				break
-			}
-		}
-	}
-	if !tb.Blocked(3) || tb.Stones()[2].Owed != "P1" {
-		t.Fatalf("stone 3 blocked %v, owed by %q; want blocked, by P1", tb.Blocked(3), tb.Stones()[2].Owed)
-	}
+	wallStone3(t, tb)
 	// stone 2 stands on (10,1); it would go onto the farther field, too
 	corner, far := tiles.Field{X: 9, Y: 2}, tiles.Field{X: 9, Y: 3}
 	card := tiles.Lay{Player: "P2", Fields: [2]tiles.Field{corner, far}}
@@ -1234,5 +1219,27 @@ func TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName(t *testing.T) {
 	if !called || !withdrawn || len(st.Faults["P2"]) != 0 || st.Stones[2].At != far || st.Stones[1].At != (tiles.Field{X: 10, Y: 1}) {
 		t.Errorf("T2d called %v, withdrawn %v; P2's faults %v; stones 2 and 3 on %v and %v, want (10,1) and %v",
 			called, withdrawn, st.Faults["P2"], st.Stones[1].At, st.Stones[2].At, far)
+	}
+}
+
+// wallStone3 lays P1's cards round stone 3 of tb until it is blocked,
+// owed by P1 (T3b).
+func wallStone3(t *testing.T, tb *tiles.Table) {
+	t.Helper()
+	at3 := tb.Stones()[2].At
+	for _, n := range at3.Neighbours() {
+		if !tb.Board().On(n) || !tb.Free(n) {
+			continue
+		}
+		for _, m := range n.Neighbours() {
+			if tb.Board().On(m) && tb.Free(m) && m != at3 {
+				wall := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
+				tb.ApplyLay(wall, tiles.Judgement{})
+				break
+			}
+		}
+	}
+	if !tb.Blocked(3) || tb.Stones()[2].Owed != "P1" {
+		t.Fatalf("stone 3 blocked %v, owed by %q; want blocked, by P1", tb.Blocked(3), tb.Stones()[2].Owed)
 	}
 }

@@ -221,15 +221,7 @@ func TestLoop_T3a_HeldCardItsStoneWasSeenOnFirstStaysFirst(t *testing.T) {
 	seenB.SeenMS = 2000
 	l.apply([]tiles.Observation{seenB, seenStone(2000, 1, toB)})
 	l.tick(3000 + StoneWaitMS)
-	var order []string
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-		if v.Obs.Kind == tiles.ObsLay {
-			order = append(order, v.Obs.Player)
-		}
-	}
+	order := legalOrder(t, *vs)
 	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
 		t.Errorf("cards judged in the order %v, want %v", order, want)
 	}
@@ -260,15 +252,7 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testin
 	for _, tMS := range []int64{1600, 1700, 1800, 1900} {
 		l.tick(tMS)
 	}
-	var order []string
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-		if v.Obs.Kind == tiles.ObsLay {
-			order = append(order, v.Obs.Player)
-		}
-	}
+	order := legalOrder(t, *vs)
 	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
 		t.Errorf("cards judged by 1900 ms in the order %v, want %v", order, want)
 	}
@@ -288,22 +272,7 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testin
 func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 	_, ref, _ := twoPlayerRound(t)
 	tb := ref.Table()
-	at3 := tb.Stones()[2].At
-	for _, n := range at3.Neighbours() { // P1's cards wall stone 3 in
-		if !tb.Board().On(n) || !tb.Free(n) {
-			continue
-		}
-		for _, m := range n.Neighbours() {
-			if tb.Board().On(m) && tb.Free(m) && m != at3 {
-				wall := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
-				tb.ApplyLay(wall, tiles.Judgement{})
-				break
-			}
-		}
-	}
-	if tb.Stones()[2].Owed != "P1" {
-		t.Fatalf("stone 3 owed by %q, want P1", tb.Stones()[2].Owed)
-	}
+	wallStone3(t, tb)
 	for _, a := range allLays(tb, "P1", 3) {
 		ja, err := tb.CheckLay(a)
 		if err != nil || ja.Violation != nil || !ja.Relocates {
@@ -341,4 +310,20 @@ func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 		}
 	}
 	t.Fatal("no relocation with a card legal only beside its other field")
+}
+
+// legalOrder fails t for every call or refusal among vs, and returns the
+// players whose cards were judged, in order.
+func legalOrder(t *testing.T, vs []Verdict) []string {
+	t.Helper()
+	var order []string
+	for _, v := range vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+		if v.Obs.Kind == tiles.ObsLay {
+			order = append(order, v.Obs.Player)
+		}
+	}
+	return order
 }
