@@ -506,10 +506,9 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 		stone = w.stone
 	}
 	if w.held {
-		card := w.card
-		if stone != nil && card.Stone == 0 && !w.graceOnly {
-			card.Stone = stone.Stone
-			l.checkStale(card, stone.Stone)
+		card := w.stonedBy(stone)
+		if card.Stone != w.card.Stone {
+			l.checkStale(card, card.Stone)
 		}
 		if !l.give(w, card) {
 			return

@@ -91,10 +91,7 @@ func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 		return false
 	}
 	w := l.waiting[i]
-	c := tried{card: w.card, seen: &o}
-	if c.card.Stone == 0 && !w.graceOnly {
-		c.card.Stone = o.Stone
-	}
+	c := tried{card: w.stonedBy(&o), seen: &o}
 	for j, e := range l.waiting {
 		if j == i || !e.held || !seenTogether(w.card, e.card) {
 			continue
@@ -130,10 +127,13 @@ func (l *Loop) holdsAt(w *waiting, i int) bool {
 
 // stoned is w's card as settle gives it: named for the stone seen moving
 // onto it, if any, unless it waits for its grace alone.
-func (w *waiting) stoned() tiles.Observation {
+func (w *waiting) stoned() tiles.Observation { return w.stonedBy(w.stone) }
+
+// stonedBy is w's card named as stoned names it, for the move s onto it.
+func (w *waiting) stonedBy(s *tiles.Observation) tiles.Observation {
 	c := w.card
-	if w.stone != nil && c.Stone == 0 && !w.graceOnly {
-		c.Stone = w.stone.Stone
+	if s != nil && c.Stone == 0 && !w.graceOnly {
+		c.Stone = s.Stone
 	}
 	return c
 }
