@@ -17,6 +17,15 @@ type piece struct {
 	player string
 	fields []tiles.Field
 	status tiles.Status
+	seen   int64 // first seen (reported, if not known)
+}
+
+// seenAt is when the camera first saw o: reported, if it did not say.
+func seenAt(o tiles.Observation) int64 {
+	if o.SeenMS != 0 {
+		return o.SeenMS
+	}
+	return o.TimeMS
 }
 
 // apply passes the watcher's observations to the referee, and what they
@@ -72,7 +81,8 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			// while a round is played, every card waits at least its grace
 			// (orderByRules)
 			if hold := l.mustHold(o, i); hold || l.playingTable() != nil {
-				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, graceOnly: !hold, last: l.lastCard(o)})
+				l.waiting = slices.Insert(l.waiting, i, &waiting{card: o, since: since, grace: since + OrderGraceMS, held: true, graceOnly: !hold,
+					suspect: hold && !l.holds(o, i, false), last: l.lastCard(o)})
 			} else {
 				l.lay(o, since)
 			}
@@ -108,11 +118,11 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				l.log.Info("the match is over and the table deals again: a new match begins")
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
-			l.pieces, l.assumed, l.earlyOwners = nil, [tiles.Stones]*assumedMove{}, nil
+			l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {
-			l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status})
+			l.pieces = append(l.pieces, piece{player: o.Player, fields: o.Fields, status: v.Status, seen: seenAt(o)})
 			l.adopt(o.Fields)
 		}
 	}
@@ -221,10 +231,13 @@ type waiting struct {
 	// graceOnly: held for its grace alone; the stone seen moving onto it
 	// does not name its stone (the referee finds the one it lies by)
 	graceOnly bool
-	last      bool // held, and its player's last card if the held before it count
-	moved     bool // the finisher: its stone's move was given
-	v         tiles.Verdict
-	from      tiles.Field
+	// suspect: held only as its player may owe a blocked stone (mayOwe);
+	// a card seen after it does not wait for it, unless it is the last
+	suspect bool
+	last    bool // held, and its player's last card if the held before it count
+	moved   bool // the finisher: its stone's move was given
+	v       tiles.Verdict
+	from    tiles.Field
 	// stone is the move seen onto a held card that waits for a card seen
 	// before it
 	stone *tiles.Observation
@@ -404,9 +417,12 @@ func waitsFor(h, o tiles.Observation) bool {
 // late, T5a) or was not seen clearly after o: held cards go to the
 // referee in the order seen, which says who blocked a stone (T3b) and so
 // who may relocate it.
-func (l *Loop) mustHold(o tiles.Observation, n int) bool {
+func (l *Loop) mustHold(o tiles.Observation, n int) bool { return l.holds(o, n, true) }
+
+// holds is mustHold, counting mayOwe only with suspects.
+func (l *Loop) holds(o tiles.Observation, n int, suspects bool) bool {
 	for _, w := range l.waiting[:n] {
-		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && !w.graceOnly && (w.last || waitsFor(w.card, o))) {
+		if w.touches(o.Fields) || (o.Stone != 0 && !w.held && w.v.Stone == o.Stone) || (w.held && !w.graceOnly && (w.last || !w.suspect && waitsFor(w.card, o))) {
 			return true
 		}
 	}
@@ -424,10 +440,13 @@ func (l *Loop) mustHold(o tiles.Observation, n int) bool {
 	case 0:
 		// a relocation (T3b), else a wrong play (T2b, or T2d at the stone
 		// that goes onto it, if it meets several at a corner); a card
-		// before it may block a stone yet
-		return owes(stones, o.Player) || n > 0 || atCorners(stones, o.Fields) > 1
+		// before it may block a stone yet, and one seen with the card
+		// that blocked a stone may have come after it (T3c: mayOwe)
+		return owes(stones, o.Player) || suspects && l.mayOwe(o.Player) || n > 0 || atCorners(stones, o.Fields) > 1
 	case 1:
-		// its player may be relocating a blocked stone here (T3b)
+		// its player may be relocating a blocked stone here (T3b); a
+		// relocation here by one who only may owe it (mayOwe) is not
+		// waited for
 		return owes(stones, o.Player)
 	}
 	return true
@@ -470,6 +489,7 @@ func (l *Loop) release() {
 		}
 		if l.mustHold(w.card, i) {
 			w.graceOnly = false // held now for what it waits for
+			w.suspect = !l.holds(w.card, i, false)
 			continue
 		}
 		if reordered < maxReorders && l.orderByRules(i) {
@@ -537,7 +557,7 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	if err != nil {
 		return false
 	}
-	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status})
+	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status, seen: seenAt(card)})
 	if v.Status == tiles.StatusLate || v.Stone < 1 || v.Stone > tiles.Stones {
 		l.lastUnmoved(w) // a card beside no stone (T2b) may still be the last
 		return false
@@ -804,11 +824,65 @@ func (l *Loop) send(o tiles.Observation) (tiles.Verdict, error) {
 		if v.Withdraws > 0 && len(o.Fields) == 1 {
 			l.rejudge(o.Fields[0], v.Status)
 		}
+		l.noteOwed(o)
 	}
 	if l.cfg.OnVerdict != nil {
 		l.cfg.OnVerdict(Verdict{Obs: o, Verdict: v, Err: err})
 	}
 	return v, err
+}
+
+// noteOwed records, for each stone blocked with o (anew, or again on
+// another field), who may owe it: the player the referee has owing it,
+// and those whose cards the camera saw within togetherMS of that
+// player's latest card. Which of cards seen together came first it
+// cannot tell, and so who blocked the stone (T3b, T3c).
+func (l *Loop) noteOwed(o tiles.Observation) {
+	for i, s := range l.ref.State().Stones {
+		switch {
+		case s.Owed == "":
+			l.owing[i] = owing{}
+		case len(l.owing[i].by) == 0 || l.owing[i].by[0] != s.Owed || l.owing[i].at != s.At:
+			l.owing[i] = owing{by: l.suspects(s.Owed, o), at: s.At}
+		}
+	}
+}
+
+// owing is who may owe a blocked stone on at: the player the referee
+// has owing it first.
+type owing struct {
+	by []string
+	at tiles.Field
+}
+
+// suspects lists player (first) and the players of the cards seen
+// within togetherMS of player's latest card or joker: o, if it is one,
+// else the newest of this round's pieces.
+func (l *Loop) suspects(player string, o tiles.Observation) []string {
+	cards := slices.Clone(l.pieces)
+	if o.Kind == tiles.ObsLay || o.Kind == tiles.ObsJoker {
+		cards = append(cards, piece{player: o.Player, seen: seenAt(o)})
+	}
+	out := []string{player}
+	k := len(cards) - 1
+	for k >= 0 && cards[k].player != player {
+		k--
+	}
+	if k < 0 {
+		return out
+	}
+	t0 := cards[k].seen
+	for _, p := range cards {
+		if p.player != "" && !slices.Contains(out, p.player) && max(p.seen-t0, t0-p.seen) <= togetherMS {
+			out = append(out, p.player)
+		}
+	}
+	return out
+}
+
+// mayOwe reports whether player may owe a blocked stone (noteOwed).
+func (l *Loop) mayOwe(player string) bool {
+	return slices.ContainsFunc(l.owing[:], func(ow owing) bool { return slices.Contains(ow.by, player) })
 }
 
 // rejudge marks the newest piece on f with status: a call on it was

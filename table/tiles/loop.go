@@ -118,6 +118,8 @@ type Loop struct {
 	unsure     []string
 	calls      []string // the latest calls, newest last
 	pieces     []piece  // this round's cards and jokers as judged
+	// owing lists, per blocked stone, who may owe it (noteOwed)
+	owing      [tiles.Stones]owing
 	view       *imageView
 	status     string
 	now        int64 // the latest frame's time
@@ -239,7 +241,7 @@ func (l *Loop) newTable() {
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0
 	l.view = nil
-	l.pieces, l.assumed, l.earlyOwners = nil, [tiles.Stones]*assumedMove{}, nil
+	l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
 }
 
 // takeUnsure logs the watcher's new unsure readings.

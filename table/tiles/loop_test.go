@@ -1243,3 +1243,192 @@ func wallStone3(t *testing.T, tb *tiles.Table) {
 		t.Fatalf("stone 3 blocked %v, owed by %q; want blocked, by P1", tb.Blocked(3), tb.Stones()[2].Owed)
 	}
 }
+
+// TestLoop_T3c_RelocationByTheBlockerOfCardsSeenTogether: X lays a card
+// at stone S and Y, a moment before, a card elsewhere that leaves S
+// nowhere to go once S is on X's card: X blocked S (T3b) and relocates it
+// with their next card, laid beside no stone. The camera sees the two
+// cards the other way round (within togetherMS), so the referee has Y
+// blocking S (T3c); the stone's move onto X's relocation is seen 2.5 s
+// after the card. Who blocked S the camera cannot tell, so the
+// relocation waits for its stone: nothing is called, not even for a
+// moment, and the round is scored as simulated (dev 911: a finisher's
+// last card, called T2b, and the round ended before the stone was seen).
+func TestLoop_T3c_RelocationByTheBlockerOfCardsSeenTogether(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		for seed := uint64(1); seed <= 400; seed++ {
+			res, events, clean := cleanRound(t, players, seed)
+			if !clean {
+				continue
+			}
+			d, c, e, ok := blockedTogether(t, events)
+			if !ok {
+				continue
+			}
+			l, ref, vs := simLoop(t, players, res.Settings)
+			td, tc := events[d].TimeMS, events[c].TimeMS
+			var late []tiles.Observation
+			for i, ev := range events {
+				l.tick(ev.TimeMS)
+				switch i {
+				case d: // c seen first, d after it
+					l.apply(seenAs(events[c], td))
+				case c:
+					l.apply(seenAs(events[d], tc))
+				case e:
+					if owed := ref.State().Stones[ev.Stone-1].Owed; owed != events[d].Player {
+						t.Fatalf("seed %d: stone %d owed by %q before the relocation, want %s (the cards seen the other way round)", seed, ev.Stone, owed, events[d].Player)
+					}
+					obs := cameraSaw(ev, ev.TimeMS)
+					l.apply(obs[:1])
+					late = obs[1:]
+					for k := int64(100); k <= 2500; k += 100 {
+						l.tick(ev.TimeMS + k)
+					}
+					for k := range late {
+						late[k].TimeMS = ev.TimeMS + 2500
+					}
+					l.apply(late)
+				default:
+					if i > e && len(late) > 0 && ev.TimeMS < events[e].TimeMS+2500 {
+						t.Fatalf("seed %d: events within 2.5 s of the relocation", seed)
+					}
+					l.apply(cameraSaw(ev, ev.TimeMS))
+				}
+			}
+			l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+			l.Close()
+			for _, v := range *vs {
+				if v.Verdict.Withdraws != 0 {
+					t.Errorf("seed %d: %s at %d withdraws a call: %s", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason)
+				}
+			}
+			scoredAsSimulated(t, seed, *vs, ref, res)
+			return
+		}
+	}
+	t.Fatal("no simulated round without wrong plays relocates a stone blocked by two cards laid within togetherMS")
+}
+
+// seenAs is what the camera reports of e at tMS, first seen then.
+func seenAs(e tilesim.Event, tMS int64) []tiles.Observation {
+	obs := cameraSaw(e, tMS)
+	for i := range obs {
+		if obs[i].Kind == tiles.ObsLay {
+			obs[i].SeenMS = tMS
+		}
+	}
+	return obs
+}
+
+// blockedTogether finds in a round's events a card d of Y's, then within
+// togetherMS a card c of X's at another stone S, after which S is blocked
+// (owed by X) but would not be were c laid before d; and e, X's next card,
+// relocating S beside no stone, with no other event within 2.5 s after it.
+func blockedTogether(t *testing.T, events []tilesim.Event) (d, c, e int, ok bool) {
+	t.Helper()
+	ref := tiles.New()
+	before := make([]*tiles.Table, len(events)+1) // the table before each event
+	for i, ev := range events {
+		if ref.Table() != nil {
+			before[i] = ref.Table().Clone()
+		}
+		for _, o := range seen(ev) {
+			if _, err := ref.Apply(o); err != nil {
+				t.Fatalf("event %d: %v", i, err)
+			}
+		}
+	}
+	before[len(events)] = ref.Table()
+	for c, ev := range events {
+		if ev.Kind != tilesim.EvLay || ev.StoneTo == nil || before[c] == nil {
+			continue
+		}
+		S := ev.Stone
+		if st := before[c+1].Stones()[S-1]; st.Owed != ev.Player { // after the card and its stone
+			continue
+		}
+		for d = c - 1; d >= 0 && events[d].Kind != tilesim.EvLay; d-- {
+		}
+		if d < 0 || events[d].Player == ev.Player || events[d].Stone == S || events[d].StoneTo == nil || ev.TimeMS-events[d].TimeMS > togetherMS || before[d] == nil {
+			continue
+		}
+		// c laid before d: S not blocked yet
+		alone := before[d].Clone()
+		lay, _ := layOf(seen(ev)[0])
+		j, err := alone.CheckLay(lay)
+		if err != nil || j.Violation != nil {
+			continue
+		}
+		alone.ApplyLay(lay, j)
+		alone.ApplyStone(S, *ev.StoneTo, ev.Player, nil)
+		if alone.Blocked(S) {
+			continue
+		}
+		for e = c + 1; e < len(events) && !(events[e].Kind == tilesim.EvLay && events[e].Player == ev.Player); e++ {
+		}
+		if e == len(events) || events[e].Stone != S || events[e].StoneTo == nil || (e+1 < len(events) && events[e+1].TimeMS < events[e].TimeMS+2500) {
+			continue
+		}
+		if len(stonesBeside(before[e].Stones(), events[e].Fields)) != 0 {
+			continue
+		}
+		return d, c, e, true
+	}
+	return 0, 0, 0, false
+}
+
+// TestLoop_T2b_CardOfOneWhoMayOweHoldsNobodyUp: stone 3 is blocked, owed
+// by P1, and P2 may owe it (their card was seen with the blocking one,
+// T3c). P2 lays a card beside no stone that no stone ever moves onto: it
+// waits StoneWaitMS for one, then is called T2b. P1's card at stone 1,
+// seen after it, does not wait with it.
+func TestLoop_T2b_CardOfOneWhoMayOweHoldsNobodyUp(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone3(t, tb)
+	l.owing[2] = owing{by: []string{"P1", "P2"}, at: tb.Stones()[2].At}
+	stray, ok := besideNoStone(tb, "P2")
+	if !ok {
+		t.Fatal("no place beside no stone")
+	}
+	a, toA := legalLay(t, ref, "P1", 1)
+	if slices.ContainsFunc(a.Fields[:], func(f tiles.Field) bool {
+		return slices.ContainsFunc(stray.Fields[:], func(g tiles.Field) bool { return f.Adjacent(g) || f.Diagonal(g) || f == g })
+	}) {
+		t.Fatal("P1's card lies by P2's")
+	}
+	l.tick(1000)
+	card := seenLay(1000, stray)
+	card.SeenMS = 1000
+	l.apply([]tiles.Observation{card})
+	l.tick(1300)
+	next := seenLay(1300, a)
+	next.SeenMS = 1300
+	l.apply([]tiles.Observation{next, seenStone(1300, 1, toA)})
+	judged := func() (p2, p1 bool) {
+		for _, v := range *vs {
+			if v.Obs.Kind == tiles.ObsLay {
+				p2 = p2 || v.Obs.Player == "P2"
+				p1 = p1 || v.Obs.Player == "P1"
+			}
+		}
+		return p2, p1
+	}
+	for tMS := int64(1400); tMS <= 2500; tMS += 100 {
+		l.tick(tMS)
+	}
+	if p2, p1 := judged(); p2 || !p1 {
+		t.Fatalf("by 2500 ms: P2's card judged %v (want still waiting), P1's %v (want judged)", p2, p1)
+	}
+	l.tick(1000 + StoneWaitMS + 100)
+	var rule tiles.Rule
+	for _, v := range *vs {
+		if v.Obs.Kind == tiles.ObsLay && v.Obs.Player == "P2" {
+			rule = v.Verdict.Rule
+		}
+	}
+	if rule != tiles.T2b {
+		t.Errorf("P2's card called %q once StoneWaitMS passed, want T2b", rule)
+	}
+}
