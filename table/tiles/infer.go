@@ -838,7 +838,13 @@ func (l *Loop) send(o tiles.Observation) (tiles.Verdict, error) {
 // player's latest card. Which of cards seen together came first it
 // cannot tell, and so who blocked the stone (T3b, T3c).
 func (l *Loop) noteOwed(o tiles.Observation) {
-	for i, s := range l.ref.State().Stones {
+	// the table, not State: State copies every verdict so far, and this
+	// runs on every observation
+	t := l.ref.Table()
+	if t == nil {
+		return
+	}
+	for i, s := range t.Stones() {
 		switch {
 		case s.Owed == "":
 			l.owing[i] = owing{}
