@@ -551,6 +551,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 // or refused). A judged card that moves no stone may still be its
 // player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
+	card = l.identifyLay(card)
 	l.turnAssumed(card)
 	before := l.ref.State().Stones
 	v, err := l.send(card)

@@ -337,6 +337,71 @@ func TestLoop_T3a_SwappedStonesNamedByWhereTheyWent(t *testing.T) {
 	}
 }
 
+// TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy: the
+// camera names a card by the stone it saw move onto it, and had swapped
+// two stones earlier: the card lies by stone 1 and is named for stone 2,
+// far off. It is taken as laid at stone 1 (not at stone 2 standing there
+// unseen), stone 1 goes onto it, stone 2 stays, and the next card at
+// stone 2 is legal.
+func TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, toA := legalLay(t, ref, "P1", 1)
+	at2 := ref.State().Stones[1].At
+	seen := seenLay(1000, a)
+	seen.Stone = 2
+	l.apply([]tiles.Observation{seen, seenStone(1000, 2, toA)})
+	l.tick(1000 + OrderGraceMS + 100)
+	st := ref.State().Stones
+	if st[0].At != toA || st[1].At != at2 {
+		t.Fatalf("stones 1 and 2 on %v and %v, want %v and %v", st[0].At, st[1].At, toA, at2)
+	}
+	b, toB := legalLay(t, ref, "P2", 2)
+	l.apply([]tiles.Observation{seenLay(3000, b), seenStone(3300, 2, toB)})
+	l.tick(3300 + OrderGraceMS + 100)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation || strings.Contains(v.Verdict.Reason, "not where the referee had it") {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[1].At != toB || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
+		t.Fatalf("after the next card: stone 2 on %v (want %v), laid %v", st.Stones[1].At, toB, st.Laid)
+	}
+}
+
+// TestLoop_T3b_RelocationNamedForASwappedStoneRelocatesTheBlockedOne:
+// P1 blocked stone 3 and relocates it with a card beside no stone, which
+// the camera names for stone 2 (the two swapped earlier): the card
+// relocates stone 3 (T3b), and stone 2 stays where it stood.
+func TestLoop_T3b_RelocationNamedForASwappedStoneRelocatesTheBlockedOne(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone3(t, tb)
+	at2 := tb.Stones()[1].At
+	card, ok := besideNoStone(tb, "P2")
+	if !ok {
+		t.Fatal("no place beside no stone")
+	}
+	card.Player, card.Stone = "P1", 3
+	j, err := tb.CheckLay(card)
+	if err != nil || j.Violation != nil || !j.Relocates {
+		t.Fatalf("P1's relocation of stone 3 onto %v: %+v %v", card.Fields, j, err)
+	}
+	seen := seenLay(1000, card)
+	seen.Stone = 2
+	l.tick(1000)
+	l.apply([]tiles.Observation{seen, seenStone(1000, 2, j.StoneTo)})
+	l.tick(1000 + StoneWaitMS)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation || strings.Contains(v.Verdict.Reason, "not where the referee had it") {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	st := ref.State().Stones
+	if st[2].At != j.StoneTo || st[1].At != at2 || st[2].Owed != "" {
+		t.Fatalf("stones 2 and 3 on %v and %v (owed by %q), want %v and %v, owed by nobody", st[1].At, st[2].At, st[2].Owed, at2, j.StoneTo)
+	}
+}
+
 // TestLoop_T3a_StoneMovedOntoAMissedCard: a stone moves though no card
 // was seen laid at it, and none is reported within OrphanWaitMS: the
 // camera missed one (T3a: a stone moves only onto a new card). The loop

@@ -44,6 +44,58 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 	return o
 }
 
+// identifyLay names the stone a card was laid at by where it lies. The
+// watcher names it by the stone it saw move onto the card, and may have
+// swapped two stones that moved at once (identify); the referee would
+// then take the card as laid where the stone named stood unseen
+// (Misplaced). When one other stone takes the card by the rules, it was
+// laid at that one: a stone it lies by first, then one its player
+// blocked, then one another player blocked (T3c); of two alike, the
+// watcher's name stands.
+func (l *Loop) identifyLay(o tiles.Observation) tiles.Observation {
+	t := l.playingTable()
+	if t == nil || o.Kind != tiles.ObsLay || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 2 || len(o.Colours) != 2 {
+		return o
+	}
+	check := func(s int) (tiles.Judgement, error) {
+		return t.CheckLay(tiles.Lay{Player: o.Player, Card: o.Card, Fields: [2]tiles.Field(o.Fields), Colours: [2]tiles.Colour(o.Colours), Stone: s})
+	}
+	if j, err := check(o.Stone); err != nil || !j.Misplaced {
+		return o
+	}
+	var by [3][]int // the card lies by it; its player blocked it; another player did
+	stones := t.Stones()
+	for s := 1; s <= tiles.Stones; s++ {
+		if s == o.Stone {
+			continue
+		}
+		j, err := check(s)
+		if err != nil || j.Violation != nil || j.Misplaced || j.Stone != s {
+			continue
+		}
+		k := 0
+		if j.Relocates {
+			k = 1
+			if stones[s-1].Owed != o.Player {
+				k = 2
+			}
+		}
+		by[k] = append(by[k], s)
+	}
+	for _, ss := range by {
+		if len(ss) > 1 {
+			return o
+		}
+		if len(ss) == 1 {
+			l.log.Info("a card's stone named by where it lies", slog.Int64("t_ms", o.TimeMS),
+				slog.Int("seen_as", o.Stone), slog.Int("stone", ss[0]), slog.String("at", fmt.Sprint(o.Fields)))
+			o.Stone = ss[0]
+			return o
+		}
+	}
+	return o
+}
+
 // OrphanWaitMS is how long a stone's move onto a field where no card is
 // known waits for the card: the watcher may report a card a frame or more
 // after the stone's move onto it.
