@@ -527,6 +527,8 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	}
 	if w.held {
 		card := w.stonedBy(stone)
+		l.turnAssumed(card) // first: a stone the loop turns takes the card by the rules
+		card, stone = l.identifyLay(card, stone)
 		if card.Stone != w.card.Stone {
 			l.checkStale(card, card.Stone)
 		}
@@ -551,7 +553,6 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 // or refused). A judged card that moves no stone may still be its
 // player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
-	card = l.identifyLay(card)
 	l.turnAssumed(card)
 	before := l.ref.State().Stones
 	v, err := l.send(card)

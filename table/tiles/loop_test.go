@@ -338,11 +338,11 @@ func TestLoop_T3a_SwappedStonesNamedByWhereTheyWent(t *testing.T) {
 }
 
 // TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy: the
-// camera names a card by the stone it saw move onto it, and had swapped
-// two stones earlier: the card lies by stone 1 and is named for stone 2,
-// far off. It is taken as laid at stone 1 (not at stone 2 standing there
-// unseen), stone 1 goes onto it, stone 2 stays, and the next card at
-// stone 2 is legal.
+// camera names a card by the stone it saw move onto it, and may have
+// swapped two stones: the card lies by stone 1 and is named for stone 2,
+// far off, seen moving onto the card's field farther from stone 1. It is
+// taken as laid at stone 1 (not at stone 2 standing there unseen), stone
+// 1 goes onto it, stone 2 stays, and the next card at stone 2 is legal.
 func TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	a, toA := legalLay(t, ref, "P1", 1)
@@ -365,6 +365,38 @@ func TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.T
 	}
 	if st := ref.State(); st.Stones[1].At != toB || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
 		t.Fatalf("after the next card: stone 2 on %v (want %v), laid %v", st.Stones[1].At, toB, st.Laid)
+	}
+}
+
+// TestLoop_T3a_CardNamedForAStoneSeenOntoItsNearerFieldKeepsTheName: a
+// card lies by stone 1 and is named for stone 2, seen moving onto the
+// card's field nearer stone 1, where stone 1 would not go (T3a): the
+// camera may be right, stone 2 having stood unseen by the card (a card
+// laid at it missed), so the watcher's name stands. Nothing is called,
+// stone 1 stays, stone 2 is on the card, and the loop does not wait for
+// stone 1.
+func TestLoop_T3a_CardNamedForAStoneSeenOntoItsNearerFieldKeepsTheName(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, toA := legalLay(t, ref, "P1", 1)
+	at1 := ref.State().Stones[0].At
+	near := a.Fields[0]
+	if near == toA {
+		near = a.Fields[1]
+	}
+	seen := seenLay(1000, a)
+	seen.Stone = 2
+	l.tick(1000)
+	l.apply([]tiles.Observation{seen, seenStone(1000, 2, near)})
+	l.tick(1000 + StoneWaitMS + 100)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	st := ref.State().Stones
+	if st[0].At != at1 || st[1].At != near || ref.Table().Awaited(1) || ref.Table().Awaited(2) {
+		t.Fatalf("stones 1 and 2 on %v and %v (awaited %v, %v), want %v and %v, neither awaited",
+			st[0].At, st[1].At, ref.Table().Awaited(1), ref.Table().Awaited(2), at1, near)
 	}
 }
 

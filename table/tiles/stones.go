@@ -44,39 +44,45 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 	return o
 }
 
-// identifyLay names the stone a card was laid at by where it lies. The
-// watcher names it by the stone it saw move onto the card, and may have
-// swapped two stones that moved at once (identify); the referee would
-// then take the card as laid where the stone named stood unseen
-// (Misplaced). When one other stone takes the card by the rules, it was
-// laid at that one: a stone it lies by first, then one its player
-// blocked, then one another player blocked (T3c); of two alike, the
-// watcher's name stands.
-func (l *Loop) identifyLay(o tiles.Observation) tiles.Observation {
+// identifyLay names the stone card was laid at by where it lies, given
+// the stone's move seen onto it. The watcher names both by the stone it
+// saw move, and may have swapped two stones that moved at once
+// (identify); the referee would then take the card as laid where the
+// stone named stood unseen (Misplaced), and judge every later card
+// against the swapped stones. When one other stone, not awaiting a card
+// of its own, takes the card by the rules and the move seen fits it
+// (onto its farther field, or either field of a relocation, T3b), the
+// card and the move are that stone's: one the card lies by first, then
+// one its player blocked, then one another player blocked (T3c); of two
+// alike, the watcher's name stands. Either way is a guess, so a rename
+// is noted as unsure.
+func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (tiles.Observation, *tiles.Observation) {
 	t := l.playingTable()
-	if t == nil || o.Kind != tiles.ObsLay || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 2 || len(o.Colours) != 2 {
-		return o
+	if t == nil || card.Kind != tiles.ObsLay || card.Stone < 1 || card.Stone > tiles.Stones || len(card.Fields) != 2 || len(card.Colours) != 2 ||
+		move == nil || move.Stone != card.Stone || len(move.Fields) != 1 {
+		return card, move
 	}
 	check := func(s int) (tiles.Judgement, error) {
-		return t.CheckLay(tiles.Lay{Player: o.Player, Card: o.Card, Fields: [2]tiles.Field(o.Fields), Colours: [2]tiles.Colour(o.Colours), Stone: s})
+		return t.CheckLay(tiles.Lay{Player: card.Player, Card: card.Card, Fields: [2]tiles.Field(card.Fields), Colours: [2]tiles.Colour(card.Colours), Stone: s})
 	}
-	if j, err := check(o.Stone); err != nil || !j.Misplaced {
-		return o
+	if j, err := check(card.Stone); err != nil || !j.Misplaced {
+		return card, move
 	}
+	to := move.Fields[0]
 	var by [3][]int // the card lies by it; its player blocked it; another player did
-	stones := t.Stones()
 	for s := 1; s <= tiles.Stones; s++ {
-		if s == o.Stone {
+		if s == card.Stone || t.Awaited(s) {
 			continue
 		}
 		j, err := check(s)
-		if err != nil || j.Violation != nil || j.Misplaced || j.Stone != s {
+		if err != nil || j.Violation != nil || j.Misplaced || j.Stone != s ||
+			to != j.StoneTo && !(j.Relocates && slices.Contains(card.Fields, to)) {
 			continue
 		}
 		k := 0
 		if j.Relocates {
 			k = 1
-			if stones[s-1].Owed != o.Player {
+			if t.Stones()[s-1].Owed != card.Player {
 				k = 2
 			}
 		}
@@ -84,16 +90,17 @@ func (l *Loop) identifyLay(o tiles.Observation) tiles.Observation {
 	}
 	for _, ss := range by {
 		if len(ss) > 1 {
-			return o
+			return card, move
 		}
 		if len(ss) == 1 {
-			l.log.Info("a card's stone named by where it lies", slog.Int64("t_ms", o.TimeMS),
-				slog.Int("seen_as", o.Stone), slog.Int("stone", ss[0]), slog.String("at", fmt.Sprint(o.Fields)))
-			o.Stone = ss[0]
-			return o
+			l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v and the stone's move onto %v seen as stone %d's, which stands on %v: taken as stone %d's, which the card lies by or relocates (stones swapped)",
+				card.TimeMS, card.Player, card.Fields, to, card.Stone, t.Stones()[card.Stone-1].At, ss[0]))
+			m := *move
+			card.Stone, m.Stone = ss[0], ss[0]
+			return card, &m
 		}
 	}
-	return o
+	return card, move
 }
 
 // OrphanWaitMS is how long a stone's move onto a field where no card is
