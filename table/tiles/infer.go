@@ -57,6 +57,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		}
 	}()
 	for _, o := range l.order(obs) {
+		o = l.named(o)
 		switch o.Kind {
 		case tiles.ObsLay, tiles.ObsStone, tiles.ObsJoker:
 			l.lastPlay = max(l.lastPlay, o.TimeMS)
@@ -119,6 +120,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
 			l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
+			l.names = [tiles.Stones]int{} // renamed while the last round settled: the watcher names the new board's afresh
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {

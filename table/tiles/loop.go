@@ -119,7 +119,12 @@ type Loop struct {
 	calls      []string // the latest calls, newest last
 	pieces     []piece  // this round's cards and jokers as judged
 	// owing lists, per blocked stone, who may owe it (noteOwed)
-	owing      [tiles.Stones]owing
+	owing [tiles.Stones]owing
+	// names are the referee's names this round for the watcher's stones
+	// (names[k] for its stone k+1; 0: the same), once it swapped two
+	// (identifyLay)
+	names      [tiles.Stones]int
+	seen       bool // the batch applied is the watcher's (applySeen)
 	view       *imageView
 	status     string
 	now        int64 // the latest frame's time
@@ -218,7 +223,7 @@ func (l *Loop) Step(frame *gocv.Mat, shot table.Shot) error {
 		case l.watch.Board() == nil:
 			l.status = "looking for the board and its four stones"
 		}
-		l.apply(obs)
+		l.applySeen(obs)
 		l.takeUnsure()
 	}
 	l.tick(shot.TimeMS)
@@ -242,6 +247,7 @@ func (l *Loop) newTable() {
 	l.seenUnsure = 0
 	l.view = nil
 	l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
+	l.names = [tiles.Stones]int{}
 }
 
 // takeUnsure logs the watcher's new unsure readings.

@@ -368,6 +368,92 @@ func TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.T
 	}
 }
 
+// TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard: once a card
+// named for stone 2 is taken as stone 1's (the watcher swapped the two),
+// the watcher goes on naming stone 1 "2": its next card there, laid at
+// the stone's corner and on colours it does not fit, is called T2d at
+// stone 1, not T2a at stone 2 standing unseen by it. The same when the
+// swap showed in two cards reported together, one at each stone, each
+// named for the other. A card the carried swap alone makes wrong (at
+// stone 2 it would be laid where that stone stood unseen, and fit) is
+// not called: the swap may not have lasted, and the loop says so.
+func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
+	for _, c := range []struct{ pair, fits bool }{{false, false}, {true, false}, {false, true}} {
+		l, ref, vs := twoPlayerRound(t)
+		a, toA := legalLay(t, ref, "P1", 1)
+		b, toB := legalLay(t, ref, "P2", 2)
+		at2 := ref.State().Stones[1].At
+		seenA, seenB := seenLay(1000, a), seenLay(1000, b)
+		seenA.Stone, seenB.Stone = 2, 1
+		batch := []tiles.Observation{seenA, seenStone(1000, 2, toA)}
+		if c.pair {
+			batch = append(batch, seenB, seenStone(1000, 1, toB))
+			at2 = toB
+		}
+		l.tick(1000)
+		l.applySeen(batch)
+		l.tick(1000 + OrderGraceMS + 100)
+		if st := ref.State().Stones; st[0].At != toA || st[1].At != at2 {
+			t.Fatalf("%+v: stones 1 and 2 on %v and %v, want %v and %v", c, st[0].At, st[1].At, toA, at2)
+		}
+		wrong, at, ok := cornerCard(ref.Table(), "P2", 1, c.fits)
+		if !ok {
+			t.Fatalf("%+v: no place meeting stone 1 at a corner", c)
+		}
+		next := seenLay(3000, wrong)
+		next.Stone = 2
+		unsure := len(l.Unsure())
+		l.tick(3000)
+		l.applySeen([]tiles.Observation{next, seenStone(3000, 2, at)})
+		l.tick(3000 + StoneWaitMS)
+		judged := false
+		for _, v := range *vs {
+			switch {
+			case v.Obs.Kind == tiles.ObsLay && v.Obs.TimeMS == 3000:
+				judged = true
+				if called := v.Verdict.Rule == tiles.T2d && v.Verdict.Stone == 1; called == c.fits {
+					t.Errorf("%+v: P2's card at stone 1's corner: %s %s (stone %d); want T2d at stone 1 %v", c, v.Verdict.Rule, v.Verdict.Reason, v.Verdict.Stone, !c.fits)
+				}
+			case v.Err != nil || v.Verdict.Status == tiles.StatusViolation:
+				t.Errorf("%+v: %s at %d: %s %v", c, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+			}
+		}
+		if !judged {
+			t.Errorf("%+v: P2's card not judged", c)
+		}
+		if c.fits && len(l.Unsure()) == unsure {
+			t.Errorf("%+v: the card taken at stone 2 without a word", c)
+		}
+	}
+}
+
+// cornerCard finds a place for a card of player's that meets stone (and
+// no other) at a corner alone (T2d), on colours that fit its fields or
+// not, and the field the stone would go onto.
+func cornerCard(tb *tiles.Table, player string, stone int, fits bool) (tiles.Lay, tiles.Field, bool) {
+	w, h := tb.Board().Size()
+	for y := range h {
+		for x := 0; x+1 < w; x++ {
+			f, g := tiles.Field{X: x, Y: y}, tiles.Field{X: x + 1, Y: y}
+			cf, cg := tb.Board().Colour(f), tb.Board().Colour(g)
+			if !fits { // the two colours neither field has
+				var other []tiles.Colour
+				for k := tiles.Colour(1); k <= 4; k++ {
+					if k != cf && k != cg {
+						other = append(other, k)
+					}
+				}
+				cf, cg = other[0], other[1]
+			}
+			l := tiles.Lay{Player: player, Fields: [2]tiles.Field{f, g}, Colours: [2]tiles.Colour{cf, cg}, Stone: stone}
+			if j, err := tb.CheckLay(l); err == nil && j.Stone == stone && j.Violation != nil && j.Violation.Rule == tiles.T2d {
+				return l, j.StoneTo, true
+			}
+		}
+	}
+	return tiles.Lay{}, tiles.Field{}, false
+}
+
 // TestLoop_T3a_CardNamedForAStoneSeenOntoItsNearerFieldKeepsTheName: a
 // card lies by stone 1 and is named for stone 2, seen moving onto the
 // card's field nearer stone 1, where stone 1 would not go (T3a): the

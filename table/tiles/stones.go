@@ -54,8 +54,9 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 // (onto its farther field, or either field of a relocation, T3b), the
 // card and the move are that stone's: one the card lies by first, then
 // one its player blocked, then one another player blocked (T3c); of two
-// alike, the watcher's name stands. Either way is a guess, so a rename
-// is noted as unsure.
+// alike, the watcher's name stands. A swap the loop carried (names) that
+// alone makes the card wrong gives way to the watcher's own name. Either
+// way is a guess, so a rename is noted as unsure.
 func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (tiles.Observation, *tiles.Observation) {
 	t := l.playingTable()
 	if t == nil || card.Kind != tiles.ObsLay || card.Stone < 1 || card.Stone > tiles.Stones || len(card.Fields) != 2 || len(card.Colours) != 2 ||
@@ -64,6 +65,14 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 	}
 	check := func(s int) (tiles.Judgement, error) {
 		return t.CheckLay(tiles.Lay{Player: card.Player, Card: card.Card, Fields: [2]tiles.Field(card.Fields), Colours: [2]tiles.Colour(card.Colours), Stone: s})
+	}
+	if seen := l.unnamed(card.Stone); seen != card.Stone && spares(check, card.Stone, seen) {
+		l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v is wrong at stone %d, the name the loop gave the watcher's stone %d since a swap, and not at stone %d: taken as stone %d's",
+			card.TimeMS, card.Player, card.Fields, card.Stone, seen, seen, seen))
+		l.rename(card.Stone, seen)
+		m := *move
+		card.Stone, m.Stone = seen, seen
+		return card, &m
 	}
 	if j, err := check(card.Stone); err != nil || !j.Misplaced {
 		return card, move
@@ -95,12 +104,104 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		if len(ss) == 1 {
 			l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v and the stone's move onto %v seen as stone %d's, which stands on %v: taken as stone %d's, which the card lies by or relocates (stones swapped)",
 				card.TimeMS, card.Player, card.Fields, to, card.Stone, t.Stones()[card.Stone-1].At, ss[0]))
+			l.rename(card.Stone, ss[0])
 			m := *move
 			card.Stone, m.Stone = ss[0], ss[0]
 			return card, &m
 		}
 	}
 	return card, move
+}
+
+// applySeen applies a batch the watcher reported, each observation
+// under the referee's names for its stones (names) as they stand when it
+// comes: a card of the batch may rename them for the ones after it.
+func (l *Loop) applySeen(obs []tiles.Observation) {
+	l.seen = true
+	defer func() { l.seen = false }()
+	l.apply(obs)
+}
+
+// named is o under the referee's stone names if the watcher reported it
+// (applySeen), not if the loop applies it again.
+func (l *Loop) named(o tiles.Observation) tiles.Observation {
+	if l.seen && l.applying == 1 && o.Stone >= 1 && o.Stone <= tiles.Stones && l.names[o.Stone-1] != 0 {
+		o.Stone = l.names[o.Stone-1]
+	}
+	return o
+}
+
+// spares reports whether the watcher's own name for a card's stone,
+// seen, spares it the call the loop's name (names) makes: the swap did
+// not last.
+func spares(check func(int) (tiles.Judgement, error), named, seen int) bool {
+	j, err := check(named)
+	js, errs := check(seen)
+	return err == nil && j.Violation != nil && errs == nil && js.Violation == nil
+}
+
+// unnamed is the watcher's name for the stone the referee calls s.
+func (l *Loop) unnamed(s int) int {
+	for k, n := range l.names {
+		if n == s {
+			return k + 1
+		}
+	}
+	return s
+}
+
+// rename notes that the stone the referee calls from is the one it calls
+// to, and the other way round: the watcher swapped the two, and goes on
+// naming them so. What it reported before and the loop still holds
+// (cards waiting, their moves, orphaned moves, what waits for the stop)
+// was named by the old names, and is renamed too: a second card of the
+// swap, reported with the first, must not swap the two back.
+func (l *Loop) rename(from, to int) {
+	swap := func(s *int) {
+		switch *s {
+		case from:
+			*s = to
+		case to:
+			*s = from
+		}
+	}
+	held := slices.Clone(l.waiting)
+	if l.finisher != nil && !slices.Contains(held, l.finisher) {
+		held = append(held, l.finisher)
+	}
+	for _, w := range held {
+		swap(&w.card.Stone)
+		if w.stone != nil {
+			swap(&w.stone.Stone)
+		}
+	}
+	for i := range l.orphans {
+		swap(&l.orphans[i].stone.Stone)
+	}
+	for i := range l.after {
+		swap(&l.after[i].Stone)
+	}
+	l.renameWatcher(from, to)
+}
+
+// renameWatcher swaps from and to in names.
+func (l *Loop) renameWatcher(from, to int) {
+	a, b := -1, -1
+	for k, n := range l.names {
+		if n == 0 {
+			n = k + 1
+		}
+		switch n {
+		case from:
+			a = k
+		case to:
+			b = k
+		}
+	}
+	if a < 0 || b < 0 {
+		return
+	}
+	l.names[a], l.names[b] = to, from
 }
 
 // OrphanWaitMS is how long a stone's move onto a field where no card is
