@@ -120,7 +120,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
 			l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
-			l.names = [tiles.Stones]int{} // renamed while the last round settled: the watcher names the new board's afresh
+			l.names = sameNames() // renamed while the last round settled: the watcher names the new board's afresh
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {

@@ -121,7 +121,7 @@ type Loop struct {
 	// owing lists, per blocked stone, who may owe it (noteOwed)
 	owing [tiles.Stones]owing
 	// names are the referee's names this round for the watcher's stones
-	// (names[k] for its stone k+1; 0: the same), once it swapped two
+	// (names[k] for its stone k+1), which differ once it swapped two
 	// (identifyLay)
 	names      [tiles.Stones]int
 	seen       bool // the batch applied is the watcher's (applySeen)
@@ -146,7 +146,7 @@ func New(cfg Config, ref Referee) (*Loop, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l := &Loop{cfg: cfg, ref: ref, log: cfg.Log, status: "waiting for the first frame"}
+	l := &Loop{cfg: cfg, ref: ref, log: cfg.Log, status: "waiting for the first frame", names: sameNames()}
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: cfg.Players, Settings: cfg.Settings})
 	return l, nil
 }
@@ -247,7 +247,7 @@ func (l *Loop) newTable() {
 	l.seenUnsure = 0
 	l.view = nil
 	l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
-	l.names = [tiles.Stones]int{}
+	l.names = sameNames()
 }
 
 // takeUnsure logs the watcher's new unsure readings.

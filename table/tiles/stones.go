@@ -67,12 +67,8 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		return t.CheckLay(tiles.Lay{Player: card.Player, Card: card.Card, Fields: [2]tiles.Field(card.Fields), Colours: [2]tiles.Colour(card.Colours), Stone: s})
 	}
 	if seen := l.unnamed(card.Stone); seen != card.Stone && spares(check, card.Stone, seen) {
-		l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v is wrong at stone %d, the name the loop gave the watcher's stone %d since a swap, and not at stone %d: taken as stone %d's",
+		return l.renamed(card, move, seen, fmt.Sprintf("%d ms: %s's card at %v is wrong at stone %d, the name the loop gave the watcher's stone %d since a swap, and not at stone %d: taken as stone %d's",
 			card.TimeMS, card.Player, card.Fields, card.Stone, seen, seen, seen))
-		l.rename(card.Stone, seen)
-		m := *move
-		card.Stone, m.Stone = seen, seen
-		return card, &m
 	}
 	if j, err := check(card.Stone); err != nil || !j.Misplaced {
 		return card, move
@@ -102,15 +98,21 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 			return card, move
 		}
 		if len(ss) == 1 {
-			l.noteUnsure(fmt.Sprintf("%d ms: %s's card at %v and the stone's move onto %v seen as stone %d's, which stands on %v: taken as stone %d's, which the card lies by or relocates (stones swapped)",
+			return l.renamed(card, move, ss[0], fmt.Sprintf("%d ms: %s's card at %v and the stone's move onto %v seen as stone %d's, which stands on %v: taken as stone %d's, which the card lies by or relocates (stones swapped)",
 				card.TimeMS, card.Player, card.Fields, to, card.Stone, t.Stones()[card.Stone-1].At, ss[0]))
-			l.rename(card.Stone, ss[0])
-			m := *move
-			card.Stone, m.Stone = ss[0], ss[0]
-			return card, &m
 		}
 	}
 	return card, move
+}
+
+// renamed is card and its move given to stone s, the swap noted (rename)
+// and said to be unsure (why).
+func (l *Loop) renamed(card tiles.Observation, move *tiles.Observation, s int, why string) (tiles.Observation, *tiles.Observation) {
+	l.noteUnsure(why)
+	l.rename(card.Stone, s)
+	m := *move
+	card.Stone, m.Stone = s, s
+	return card, &m
 }
 
 // applySeen applies a batch the watcher reported, each observation
@@ -125,7 +127,7 @@ func (l *Loop) applySeen(obs []tiles.Observation) {
 // named is o under the referee's stone names if the watcher reported it
 // (applySeen), not if the loop applies it again.
 func (l *Loop) named(o tiles.Observation) tiles.Observation {
-	if l.seen && l.applying == 1 && o.Stone >= 1 && o.Stone <= tiles.Stones && l.names[o.Stone-1] != 0 {
+	if l.seen && l.applying == 1 && o.Stone >= 1 && o.Stone <= tiles.Stones {
 		o.Stone = l.names[o.Stone-1]
 	}
 	return o
@@ -181,27 +183,17 @@ func (l *Loop) rename(from, to int) {
 	for i := range l.after {
 		swap(&l.after[i].Stone)
 	}
-	l.renameWatcher(from, to)
+	for k := range l.names {
+		swap(&l.names[k])
+	}
 }
 
-// renameWatcher swaps from and to in names.
-func (l *Loop) renameWatcher(from, to int) {
-	a, b := -1, -1
-	for k, n := range l.names {
-		if n == 0 {
-			n = k + 1
-		}
-		switch n {
-		case from:
-			a = k
-		case to:
-			b = k
-		}
+// sameNames are the watcher's stone names as the referee's: a new board's.
+func sameNames() (n [tiles.Stones]int) {
+	for k := range n {
+		n[k] = k + 1
 	}
-	if a < 0 || b < 0 {
-		return
-	}
-	l.names[a], l.names[b] = to, from
+	return n
 }
 
 // OrphanWaitMS is how long a stone's move onto a field where no card is
