@@ -104,6 +104,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			l.flushOrphans(true)
 			l.settleAll()
 			l.finishNow()
+			o = l.identifyJoker(o)
 		}
 		switch o.Kind {
 		case tiles.ObsMatch:

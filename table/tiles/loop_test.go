@@ -368,6 +368,40 @@ func TestLoop_T3a_CardNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.T
 	}
 }
 
+// TestLoop_T4c_JokerNamedForASwappedStoneIsLaidAtTheStoneItLiesBy: a
+// joker beside stone 1 alone, named for stone 2 far off (the camera
+// swapped two stones that moved at once), is laid at stone 1: not called
+// T4c, stone 1 goes onto it, and the watcher's "stone 2" stays stone 1
+// for the joker owner's next card there (T4b).
+func TestLoop_T4c_JokerNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	at2 := ref.State().Stones[1].At
+	on := tiles.Field{X: 2, Y: 1} // beside stone 1 on (1,1) alone
+	joker := tiles.Observation{Kind: tiles.ObsJoker, TimeMS: 1000, SeenMS: 900, Player: "P1", Fields: []tiles.Field{on}, Stone: 2, By: "camera"}
+	l.tick(1000)
+	l.applySeen([]tiles.Observation{joker, seenStone(1000, 2, on)})
+	if st := ref.State().Stones; st[0].At != on || st[1].At != at2 {
+		t.Fatalf("stones 1 and 2 on %v and %v, want %v and %v", st[0].At, st[1].At, on, at2)
+	}
+	if len(l.Unsure()) == 0 {
+		t.Error("the joker given to another stone than the camera named is not noted as unsure")
+	}
+	a, toA := legalLay(t, ref, "P1", 1)
+	next := seenLay(2000, a)
+	next.Stone = 2
+	l.tick(2000)
+	l.applySeen([]tiles.Observation{next, seenStone(2000, 2, toA)})
+	l.tick(2000 + OrderGraceMS + 100)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[0].At != toA || st.Stones[1].At != at2 || st.Laid["P1"] != 1 {
+		t.Fatalf("after the next card: stones on %v and %v (want %v and %v), laid %v", st.Stones[0].At, st.Stones[1].At, toA, at2, st.Laid)
+	}
+}
+
 // TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard: once a card
 // named for stone 2 is taken as stone 1's (the watcher swapped the two),
 // the watcher goes on naming stone 1 "2": its next card there, laid at

@@ -105,6 +105,40 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 	return card, move
 }
 
+// identifyJoker names the stone joker o was laid at by where it lies, as
+// identifyLay does for a card: the stone the watcher saw move onto it may
+// be another that moved at once, swapped. A joker beside no field of the
+// stone named but beside exactly one other stone's, not awaiting a card
+// of its own, where it fits (T4c), was laid there; the swap is kept
+// (rename) and noted as unsure.
+func (l *Loop) identifyJoker(o tiles.Observation) tiles.Observation {
+	t := l.playingTable()
+	if t == nil || o.Kind != tiles.ObsJoker || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 || !t.Board().On(o.Fields[0]) ||
+		t.Stones()[o.Stone-1].At.Adjacent(o.Fields[0]) {
+		return o
+	}
+	k := 0
+	for s := 1; s <= tiles.Stones; s++ {
+		if s == o.Stone || t.Awaited(s) {
+			continue
+		}
+		if v, err := t.CheckJoker(o.Player, o.Fields[0], s); err == nil && v == nil {
+			if k != 0 {
+				return o // either of two: the watcher's name stands
+			}
+			k = s
+		}
+	}
+	if k == 0 {
+		return o
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: %s's joker on %v seen as laid at stone %d, which stands on %v: taken as stone %d's, which it lies by (stones swapped)",
+		o.TimeMS, o.Player, o.Fields[0], o.Stone, t.Stones()[o.Stone-1].At, k))
+	l.rename(o.Stone, k)
+	o.Stone = k
+	return o
+}
+
 // renamed is card and its move given to stone s, the swap noted (rename)
 // and said to be unsure (why).
 func (l *Loop) renamed(card tiles.Observation, move *tiles.Observation, s int, why string) (tiles.Observation, *tiles.Observation) {
