@@ -310,9 +310,7 @@ func (w *Watcher) update(tMS int64) {
 			f := tiles.Field{X: x, Y: y}
 			ft := &w.fields[y][x]
 			l := w.smp.look(w.pix, f)
-			if l != ft.cand {
-				ft.cand, ft.candSince = l, tMS
-			}
+			w.candidate(f, l, tMS)
 			if l.kind == lookHidden || l == ft.believed || tMS-ft.candSince < w.cfg.StableMS {
 				continue
 			}
@@ -327,6 +325,23 @@ func (w *Watcher) update(tMS int64) {
 			}
 		}
 	}
+}
+
+// glimpseMS is how long a stone must show on a field, too briefly to be
+// believed there (StableMS), to count as glimpsed on it: two frames.
+const glimpseMS = 120
+
+// candidate notes look l on field f: held since it first showed, a
+// stone shown too briefly to believe is glimpsed there when it goes.
+func (w *Watcher) candidate(f tiles.Field, l look, tMS int64) {
+	ft := &w.fields[f.Y][f.X]
+	if l == ft.cand {
+		return
+	}
+	if ft.cand.stone() && !ft.believed.stone() && tMS-ft.candSince >= glimpseMS {
+		w.glimpses[f] = tMS
+	}
+	ft.cand, ft.candSince = l, tMS
 }
 
 // regressed counts the fields that show the board again where a piece
@@ -956,10 +971,14 @@ const maxVias = 3
 // piece another stone was first seen on later.
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, bool) {
 	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to)
-	plain := waysFrom(pieces, a, p, to, seen, false)
+	wrong := w.wrongColours(p, to)
+	// a card on fields of other colours is wrong wherever it was laid:
+	// beside the stone's field (T2a) or at its corner (T2d), so the ways
+	// to either compete (pickWay)
+	plain := waysFrom(pieces, a, p, to, seen, wrong, w.glimpsed)
 	ways := w.agreeing(plain)
 	if len(ways) == 0 {
-		cornered := waysFrom(pieces, a, p, to, seen, true)
+		cornered := waysFrom(pieces, a, p, to, seen, true, w.glimpsed)
 		if len(plain) == 0 && w.otherStoneMoving(a) {
 			// the relocating card may be that stone's (T3b), and this
 			// card a relocation too
@@ -982,20 +1001,33 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, 
 			return irregular(wy) > 0 || touch(wy[len(wy)-1].at, to)
 		})
 	}
-	return pickWay(ways, p, to)
+	return pickWay(ways, p, to, wrong)
+}
+
+// wrongColours reports whether the card on p and to, as the watcher holds
+// it, shows colours other than its fields' (T2a).
+func (w *Watcher) wrongColours(p, to tiles.Field) bool {
+	cp, ct := w.content[p.Y][p.X], w.content[to.Y][to.X]
+	if cp.kind != lookCard || ct.kind != lookCard || cp.partner != to || ct.partner != p {
+		return false
+	}
+	fp, ft := w.board.Colour(p), w.board.Colour(to)
+	return !(cp.colour == fp && ct.colour == ft || cp.colour == ft && ct.colour == fp)
+}
+
+// glimpsed reports whether a stone was glimpsed on f since.
+func (w *Watcher) glimpsed(f tiles.Field, since int64) bool {
+	t, ok := w.glimpses[f]
+	return ok && t >= since
 }
 
 // agreeing keeps the ways that put the stone on no via card's other
 // field than the one a stone was glimpsed on there, after that card came.
 func (w *Watcher) agreeing(ways [][]via) [][]via {
-	glimpsed := func(f tiles.Field, since int64) bool {
-		t, ok := w.glimpses[f]
-		return ok && t >= since
-	}
 	return slices.DeleteFunc(slices.Clone(ways), func(wy []via) bool {
 		for _, v := range wy {
 			for _, x := range v.card {
-				if x != v.at && glimpsed(x, v.first) && !glimpsed(v.at, v.first) {
+				if x != v.at && w.glimpsed(x, v.first) && !w.glimpsed(v.at, v.first) {
 					return true
 				}
 			}
@@ -1068,8 +1100,10 @@ func (w *Watcher) viaPieces(came, tMS int64) []via {
 
 // waysFrom lists every way over pieces from field a to the card on p and
 // to (first seen at seen), as findVias says; with corners, ways whose last
-// stop meets the card at a corner only (a wrong play, T2d) too.
-func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool) [][]via {
+// stop meets the card at a corner only (a wrong play, T2d) too. A nearer
+// colour a stone was glimpsed on since its card came (glimpsed, if not
+// nil) is tried even when the farther one leads on.
+func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glimpsed func(tiles.Field, int64) bool) [][]via {
 	direct := touch(a, p) || touch(a, to)
 	onCard := func(x tiles.Field) bool {
 		return touch(x, p) || touch(x, to) || corners && (corner(x, p) || corner(x, to))
@@ -1113,7 +1147,9 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool) [][]
 				}
 				if ok {
 					found = true
-					break
+					if k == 1 || glimpsed == nil || !slices.ContainsFunc(nearer, func(x tiles.Field) bool { return glimpsed(x, c.first) }) {
+						break
+					}
 				}
 			}
 			used[i] = false
@@ -1145,11 +1181,20 @@ func (c via) stops(cur tiles.Field, near bool) (at, nearer []tiles.Field) {
 
 // pickWay takes the one longest way; of several, those with the fewest
 // steps a stone makes only when blocked or played wrongly (a relocation,
-// the nearer colour), then the one on which the stone went on to the
-// card's farther colour (T3a); false if not one.
-func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
+// the nearer colour, a corner) and, when wrong (the card's colours are
+// not its fields'), the card judged T2a beside its stop; then the one on
+// which the stone went on to the card's farther colour (T3a); false if
+// not one.
+func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
+	}
+	cost := func(wy []via) int {
+		n := irregular(wy)
+		if wrong && !wy[len(wy)-1].cornered {
+			n++
+		}
+		return n
 	}
 	longest, fewest := 0, 1<<30
 	for _, wy := range ways {
@@ -1157,12 +1202,12 @@ func pickWay(ways [][]via, p, to tiles.Field) ([]via, bool) {
 	}
 	for _, wy := range ways {
 		if len(wy) == longest {
-			fewest = min(fewest, irregular(wy))
+			fewest = min(fewest, cost(wy))
 		}
 	}
 	var best [][]via
 	for _, wy := range ways {
-		if len(wy) == longest && irregular(wy) == fewest {
+		if len(wy) == longest && cost(wy) == fewest {
 			best = append(best, wy)
 		}
 	}

@@ -257,26 +257,26 @@ func TestTilesVision_T3a_WayByTheRulesPreferred(t *testing.T) {
 	second := via{card: [2]tiles.Field{f(7, 5), f(6, 5)}, at: f(6, 5), t: 500}
 	legal := []via{first, second}
 	relocated := []via{{card: second.card, at: f(7, 5), reloc: true, t: 500}, {card: first.card, at: f(7, 6), nearer: true, t: 100}}
-	got, ok := pickWay([][]via{relocated, legal}, f(6, 6), f(6, 7))
+	got, ok := pickWay([][]via{relocated, legal}, f(6, 6), f(6, 7), false)
 	if !ok || len(got) != 2 || got[0].at != f(7, 6) || got[1].at != f(6, 5) {
 		t.Errorf("pickWay = %v, %v; want the way by the rules %v", got, ok, legal)
 	}
 	// another regular way of the same length, also ending beside the
 	// card's nearer half: not one way
 	other := []via{{card: [2]tiles.Field{f(9, 7), f(9, 6)}, at: f(9, 6), t: 100}, {card: [2]tiles.Field{f(5, 5), f(5, 6)}, at: f(5, 6), t: 500}}
-	if got, ok := pickWay([][]via{legal, other}, f(6, 6), f(6, 7)); ok {
+	if got, ok := pickWay([][]via{legal, other}, f(6, 6), f(6, 7), false); ok {
 		t.Errorf("pickWay of two regular ways = %v, want unsure", got)
 	}
 	// the waysFrom search finds the legal way and prefers it
 	pieces := []via{{card: first.card, t: 100}, {card: second.card, t: 500}}
-	got, ok = pickWay(waysFrom(pieces, f(8, 7), f(6, 6), f(6, 7), 900, false), f(6, 6), f(6, 7))
+	got, ok = pickWay(waysFrom(pieces, f(8, 7), f(6, 6), f(6, 7), 900, false, nil), f(6, 6), f(6, 7), false)
 	if !ok || len(got) != 2 || got[0].at != f(7, 6) || got[1].at != f(6, 5) {
 		t.Errorf("from the pieces: %v, %v; want %v", got, ok, legal)
 	}
 	// a card seen whole only once the stone left it, after the last card's
 	// first half showed, was laid before: it is on the way
 	late := []via{{card: first.card, t: 1600, first: 400}}
-	got, ok = pickWay(waysFrom(late, f(8, 7), f(7, 7), f(6, 7), 900, false), f(7, 7), f(6, 7))
+	got, ok = pickWay(waysFrom(late, f(8, 7), f(7, 7), f(6, 7), 900, false, nil), f(7, 7), f(6, 7), false)
 	if !ok || len(got) != 1 || got[0].at != f(7, 6) {
 		t.Errorf("over a card seen whole late: %v, %v; want on (7,6)", got, ok)
 	}
@@ -624,6 +624,70 @@ func TestTilesVision_T2d_WayEndingAtACorner(t *testing.T) {
 	vias, sure = w.findVias(f(11, 8), f(0, 9), f(0, 8), 1500, 0, 2000)
 	if !sure || len(vias) != 1 || vias[0].cornered {
 		t.Errorf("way %+v (sure %v), want the stop by (0,9) with no corner", vias, sure)
+	}
+}
+
+// TestTilesVision_T2d_CardOnOtherColoursMetAtTheCorner: a stone leaves
+// (2,8) for a card on (1,8)-(1,9), unseen, then is seen onto a card on
+// (0,8)-(0,7). On the card's farther colour (1,9) the stone meets the new
+// card at a corner only (T2d); on its nearer colour (1,8), beside it (a
+// wrong move, T3a). A card whose colours are its fields' fits beside
+// (1,8): one wrong move. A card on other colours is wrong wherever it
+// was laid, so the corner costs one call and the nearer colour two (the
+// move, and the card's colours, T2a) (dev 934, 947: a legal move was
+// called T3a).
+func TestTilesVision_T2d_CardOnOtherColoursMetAtTheCorner(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, blue, red := classColour[pxGreen], classColour[pxBlue], classColour[pxRed]
+	for _, c := range []struct {
+		colours  [2]tiles.Colour
+		at       tiles.Field
+		cornered bool
+	}{{[2]tiles.Colour{green, green}, f(1, 8), false}, {[2]tiles.Colour{blue, red}, f(1, 9), true}} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(2, 8), f(11, 9), f(0, 0), f(5, 5)}
+		pr := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(1, 8), f(1, 9)}, done: true}
+		w.items, w.pairs = []*item{pr}, []*item{pr}
+		w.content[8][0] = cell{kind: lookCard, colour: c.colours[0], partner: f(0, 7)}
+		w.content[7][0] = cell{kind: lookCard, colour: c.colours[1], partner: f(0, 8)}
+		vias, sure := w.findVias(f(2, 8), f(0, 8), f(0, 7), 1500, 0, 2000)
+		if !sure || len(vias) != 1 || vias[0].at != c.at || vias[0].cornered != c.cornered {
+			t.Errorf("card %v: way %+v (sure %v), want the stone on %v (at a corner: %v)", c.colours, vias, sure, c.at, c.cornered)
+		}
+	}
+}
+
+// TestTilesVision_T3a_StoneGlimpsedOnTheNearerColour: a stone leaves
+// (5,7) for a card on (5,8)-(5,9), then one on (6,8)-(6,9), then is seen
+// onto a card on (7,9)-(7,10), unseen on the way. One stop was on a
+// nearer colour (T3a): on (5,9) then (6,9), or on (5,8) then (6,9). Seen
+// on (5,8) for three frames only, too briefly to believe, then hidden by
+// the next hand, the stone was there (dev 927: the other player was
+// called T3a); a flicker of one frame says nothing.
+func TestTilesVision_T3a_StoneGlimpsedOnTheNearerColour(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	for _, frames := range []int{3, 1} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(5, 7), f(11, 0), f(0, 0), f(0, 11)}
+		first := &item{t: 1800, seen: 1000, halves: [2]tiles.Field{f(5, 8), f(5, 9)}, done: true}
+		second := &item{t: 2300, seen: 2300, halves: [2]tiles.Field{f(6, 8), f(6, 9)}, done: true}
+		w.items, w.pairs = []*item{first, second}, []*item{first, second}
+		stone := look{kind: lookStone, colour: red, open: -1}
+		tMS := int64(1200)
+		for range frames {
+			w.candidate(f(5, 8), stone, tMS)
+			tMS += 67
+		}
+		w.candidate(f(5, 8), look{open: -1}, tMS) // a hand over it
+		vias, sure := w.findVias(f(5, 7), f(7, 9), f(7, 10), 2500, 0, 3000)
+		want := f(5, 9)
+		if frames > 1 {
+			want = f(5, 8)
+		}
+		if !sure || len(vias) != 2 || vias[0].at != want || vias[1].at != f(6, 9) {
+			t.Errorf("stone shown %d frames on (5,8): way %+v (sure %v), want on %v, then (6,9)", frames, vias, sure, want)
+		}
 	}
 }
 
@@ -1011,12 +1075,13 @@ func movedTo(w *Watcher) map[int]tiles.Field {
 // every field free as far as it believes, nothing reported on it.
 func boardSeen(n int, colour tiles.Colour) *Watcher {
 	w := NewWatcher(Config{})
-	w.board = &Board{W: n, H: n}
+	w.board = &Board{W: n, H: n, colours: make([][]tiles.Colour, n)}
 	w.fields = make([][]fieldTrack, n)
 	w.content = make([][]cell, n)
 	for y := range n {
 		w.fields[y] = make([]fieldTrack, n)
 		w.content[y] = make([]cell, n)
+		w.board.colours[y] = slices.Repeat([]tiles.Colour{colour}, n)
 		for x := range n {
 			w.fields[y][x].believed = look{kind: lookFree, colour: colour, open: -1}
 		}
