@@ -338,7 +338,7 @@ func (w *Watcher) candidate(f tiles.Field, l look, tMS int64) {
 	if l == ft.cand {
 		return
 	}
-	if ft.cand.stone() && !ft.believed.stone() && tMS-ft.candSince >= glimpseMS {
+	if ft.cand.stone() && !l.stone() && !ft.believed.stone() && tMS-ft.candSince >= glimpseMS {
 		w.glimpses[f] = tMS
 	}
 	ft.cand, ft.candSince = l, tMS
@@ -971,22 +971,23 @@ const maxVias = 3
 // piece another stone was first seen on later.
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, bool) {
 	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to)
-	wrong := w.wrongColours(p, to)
-	// a card on fields of other colours is wrong wherever it was laid:
-	// beside the stone's field (T2a) or at its corner (T2d), so the ways
-	// to either compete (pickWay)
-	plain := waysFrom(pieces, a, p, to, seen, wrong, w.glimpsed)
+	plain := waysFrom(pieces, a, p, to, seen, false, w.glimpsed)
 	ways := w.agreeing(plain)
-	if len(ways) == 0 {
+	// the stone may have been seen where only a wrong play (T2d) puts it;
+	// and a card on fields of other colours is wrong wherever it was
+	// laid, beside the stone's field (T2a) or at its corner (T2d), so a
+	// way to its corner costs no more (pickWay)
+	wrong := w.wrongColours(p, to)
+	if len(ways) == 0 || wrong {
 		cornered := waysFrom(pieces, a, p, to, seen, true, w.glimpsed)
 		if len(plain) == 0 && w.otherStoneMoving(a) {
 			// the relocating card may be that stone's (T3b), and this
 			// card a relocation too
 			cornered = slices.DeleteFunc(cornered, func(wy []via) bool { return wy[0].reloc })
 		}
-		// the stone may have been seen where only a wrong play (T2d)
-		// puts it
-		if ways = w.agreeing(cornered); len(ways) == 0 {
+		if c := w.agreeing(cornered); len(c) > 0 {
+			ways = c
+		} else if len(ways) == 0 {
 			ways = plain
 			if len(plain) == 0 {
 				ways = cornered

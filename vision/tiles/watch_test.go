@@ -655,6 +655,20 @@ func TestTilesVision_T2d_CardOnOtherColoursMetAtTheCorner(t *testing.T) {
 			t.Errorf("card %v: way %+v (sure %v), want the stone on %v (at a corner: %v)", c.colours, vias, sure, c.at, c.cornered)
 		}
 	}
+	// the two ways side by side: each takes one irregular step; the card
+	// judged beside the nearer colour adds a call only when it is wrong
+	card := [2]tiles.Field{f(1, 8), f(1, 9)}
+	nearer := []via{{card: card, at: f(1, 8), nearer: true}}
+	cornered := []via{{card: card, at: f(1, 9), cornered: true}}
+	for _, wrong := range []bool{false, true} {
+		want := nearer
+		if wrong {
+			want = cornered
+		}
+		if got, ok := pickWay([][]via{nearer, cornered}, f(0, 8), f(0, 7), wrong); !ok || len(got) != 1 || got[0] != want[0] {
+			t.Errorf("card on other colours %v: pickWay = %+v (%v), want %+v", wrong, got, ok, want)
+		}
+	}
 }
 
 // TestTilesVision_T3a_StoneGlimpsedOnTheNearerColour: a stone leaves
