@@ -120,8 +120,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 				l.log.Info("the match is over and the table deals again: a new match begins")
 				_, _ = l.send(next) // a refusal is reported and logged by send
 			}
-			l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
-			l.names = sameNames() // renamed while the last round settled: the watcher names the new board's afresh
+			l.newRound()
 		}
 		v, err := l.send(o)
 		if o.Kind == tiles.ObsJoker && err == nil {

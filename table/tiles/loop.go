@@ -246,6 +246,13 @@ func (l *Loop) newTable() {
 	l.watch = vtiles.NewWatcher(vtiles.Config{Players: l.cfg.Players, Settings: l.cfg.Settings})
 	l.seenUnsure = 0
 	l.view = nil
+	l.newRound()
+}
+
+// newRound forgets what the loop inferred about the last round's pieces
+// and stones. Names the loop gave the watcher's stones while that round
+// settled go too: the watcher names the new board's afresh.
+func (l *Loop) newRound() {
 	l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
 	l.names = sameNames()
 }

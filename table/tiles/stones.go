@@ -23,18 +23,10 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 	if _, v, err := t.CheckStone(o.Stone, o.Fields[0]); err != nil || v == nil || l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
 		return o
 	}
-	k := 0
-	for s := 1; s <= tiles.Stones; s++ {
-		if s == o.Stone {
-			continue
-		}
-		if _, v, err := t.CheckStone(s, o.Fields[0]); err == nil && v == nil && t.Awaited(s) {
-			if k != 0 {
-				return o // either of two: the watcher's name stands
-			}
-			k = s
-		}
-	}
+	k := otherStone(o.Stone, func(s int) bool {
+		_, v, err := t.CheckStone(s, o.Fields[0])
+		return err == nil && v == nil && t.Awaited(s)
+	})
 	if k == 0 {
 		return o
 	}
@@ -117,18 +109,10 @@ func (l *Loop) identifyJoker(o tiles.Observation) tiles.Observation {
 		t.Stones()[o.Stone-1].At.Adjacent(o.Fields[0]) {
 		return o
 	}
-	k := 0
-	for s := 1; s <= tiles.Stones; s++ {
-		if s == o.Stone || t.Awaited(s) {
-			continue
-		}
-		if v, err := t.CheckJoker(o.Player, o.Fields[0], s); err == nil && v == nil {
-			if k != 0 {
-				return o // either of two: the watcher's name stands
-			}
-			k = s
-		}
-	}
+	k := otherStone(o.Stone, func(s int) bool {
+		v, err := t.CheckJoker(o.Player, o.Fields[0], s)
+		return err == nil && v == nil && !t.Awaited(s)
+	})
 	if k == 0 {
 		return o
 	}
@@ -137,6 +121,22 @@ func (l *Loop) identifyJoker(o tiles.Observation) tiles.Observation {
 	l.rename(o.Stone, k)
 	o.Stone = k
 	return o
+}
+
+// otherStone is the one stone (1..4) other than named that fits; 0 if
+// none, or if two do: the watcher's name then stands.
+func otherStone(named int, fits func(s int) bool) int {
+	k := 0
+	for s := 1; s <= tiles.Stones; s++ {
+		if s == named || !fits(s) {
+			continue
+		}
+		if k != 0 {
+			return 0
+		}
+		k = s
+	}
+	return k
 }
 
 // renamed is card and its move given to stone s, the swap noted (rename)
