@@ -154,6 +154,14 @@ func (r TilesReferee) Reclaims(stone int, f tiles.Field, tMS int64) bool {
 	return r.g.ref.Reclaims(stone, f, tMS)
 }
 
+// ReclaimsOnward asks the referee whether a stone's move would take a
+// card called wrong once the stone went over its own card.
+func (r TilesReferee) ReclaimsOnward(stone int, f tiles.Field, tMS int64) bool {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	return r.g.ref.ReclaimsOnward(stone, f, tMS)
+}
+
 // Changed implements Controller.
 func (g *TilesGame) Changed() <-chan struct{} { return g.changed }
 

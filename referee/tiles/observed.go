@@ -27,9 +27,12 @@ const (
 
 // Observation is one thing seen or said. Which fields matter depends on Kind.
 type Observation struct {
-	Kind     Kind      `json:"kind"`
-	TimeMS   int64     `json:"t_ms,omitempty"`
-	SeenMS   int64     `json:"seen_ms,omitempty"` // a lay or joker: when the camera first saw a part of it (0: not known)
+	Kind   Kind  `json:"kind"`
+	TimeMS int64 `json:"t_ms,omitempty"`
+	SeenMS int64 `json:"seen_ms,omitempty"` // a lay or joker: when the camera first saw a part of it (0: not known)
+	// a lay seen whole only long after it came (a stone or a hand hid a
+	// half): the stone it was laid at, and where the stones stood, unknown
+	SeenLate bool      `json:"seen_late,omitempty"`
 	Player   string    `json:"player,omitempty"`
 	Fields   []Field   `json:"fields,omitempty"`
 	Colours  []Colour  `json:"colours,omitempty"`
@@ -279,12 +282,19 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, fmt.Errorf("%w: a card covers 2 fields with 2 colours, not %d and %d", ErrInvalid, len(o.Fields), len(o.Colours))
 	}
 	l := Lay{Player: o.Player, Card: o.Card, Fields: [2]Field(o.Fields), Colours: [2]Colour(o.Colours), Stone: o.Stone}
-	j, err := g.table.CheckLay(l)
+	check := g.table.CheckLay
+	if o.SeenLate {
+		l.Stone, check = 0, g.table.CheckLate
+	}
+	j, err := check(l)
 	if err != nil {
 		return Verdict{}, nil, err
 	}
 	v := Verdict{Status: StatusOK, Player: o.Player, Stone: j.Stone,
 		Reason: fmt.Sprintf("%s laid %s-%s at %v-%v", owner(o.Player), l.Colours[0], l.Colours[1], l.Fields[0], l.Fields[1])}
+	if o.SeenLate {
+		v.Reason += ", seen late: the stone it was laid at is not judged"
+	}
 	if j.Relocates {
 		v.Rule, v.Reason = T3b, v.Reason+fmt.Sprintf(", a free place for blocked stone %d", j.Stone)
 	}

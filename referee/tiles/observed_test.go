@@ -350,3 +350,64 @@ func blockedOntoCornerCard(t *testing.T, owed string, cornerFirst bool) {
 		t.Errorf("owed by %q: after: faults %v, stone 1 on %v (want none, on %v), stone 2 awaits a card %v", owed, st.Faults, st.Stones[0].At, f, tb.Awaited(2))
 	}
 }
+
+// TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows: a card the
+// camera saw whole only long after it came may have had its stone move
+// on since: lying by no stone is no call (T2b), and it moves no stone,
+// but it counts for its player. Its colours (T2a) and the cards it covers
+// (T2c) are judged as for any card; a stone on it is not covered by it.
+func TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows(t *testing.T) {
+	obs, b := script(t)
+	r := New()
+	for _, o := range obs[:4] { // P1's card at stone 1, which moves onto (3,2)
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := func(f ...Field) []Colour { return []Colour{b.Colour(f[0]), b.Colour(f[1])} }
+	late := func(player string, fs []Field, cs []Colour) Verdict {
+		t.Helper()
+		v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 9000, SeenMS: 2000, SeenLate: true, Player: player, Fields: fs, Colours: cs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	away := []Field{{6, 6}, {7, 6}}
+	if v := late("P2", away, c(away...)); v.Status != StatusOK || v.Stone != 0 {
+		t.Fatalf("a card seen late beside no stone: %+v, want ok at no stone", v)
+	}
+	st := r.State()
+	if st.Laid["P2"] != 1 || len(st.Faults["P2"]) != 0 {
+		t.Fatalf("after it: P2 laid %d, faults %v; want 1, none", st.Laid["P2"], st.Faults["P2"])
+	}
+	if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 9500, Player: "P2", Fields: []Field{{5, 0}, {6, 0}}, Colours: c(Field{5, 0}, Field{6, 0})}); err != nil || v.Rule != T2b {
+		t.Fatalf("a card beside no stone, seen in time: %+v %v, want a T2b call", v, err)
+	}
+	onStone := []Field{{3, 2}, {3, 3}} // (3,2): P1's card, stone 1 on it
+	if v := late("P2", onStone, c(onStone...)); v.Rule != T2c {
+		t.Fatalf("a card seen late over a card: %+v, want a T2c call", v)
+	}
+	r2 := New()
+	for _, o := range obs[:2] {
+		if _, err := r2.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := r2.State().Stones[0].At
+	var by Field
+	for _, n := range s.Neighbours() {
+		if b.On(n) && b.Colour(n) != b.Colour(s) {
+			by = n
+			break
+		}
+	}
+	r = r2
+	if v := late("P1", []Field{s, by}, c(s, by)); v.Status != StatusOK {
+		t.Fatalf("a card seen late under stone 1's field %v: %+v, want ok (the stone went onto it)", s, v)
+	}
+	wrong := []Field{{6, 6}, {7, 6}}
+	if v := late("P1", wrong, []Colour{other(b.Colour(wrong[0]), b.Colour(wrong[1])), b.Colour(wrong[1])}); v.Rule != T2a {
+		t.Fatalf("a card seen late on other colours: %+v, want a T2a call", v)
+	}
+}

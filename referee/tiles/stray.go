@@ -28,8 +28,16 @@ type stray struct {
 // over to a new place (T3b), it made the card no wrong play, whoever owed
 // the stone; the corner stone moving onto it is the wrong play itself.
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
+	if g.table.Awaited(stone) {
+		return nil
+	}
+	return g.strayFor(stone, f, tMS)
+}
+
+// strayFor is strayAt for a stone whose own card's move is made first.
+func (g *game) strayFor(stone int, f Field, tMS int64) *stray {
 	s := g.strays[f]
-	if s == nil || g.table.Awaited(stone) || (s.corner == 0 && g.table.relocatedBy(stone, f) > 0) || tMS-s.timeMS > strayWindowMS {
+	if s == nil || (s.corner == 0 && g.table.relocatedBy(stone, f) > 0) || tMS-s.timeMS > strayWindowMS {
 		return nil
 	}
 	if s.corner != 0 && (stone == s.corner || !g.table.Blocked(stone)) {
@@ -112,6 +120,15 @@ func (t *Table) forget(stone int, fs [2]Field) {
 // at it after all: that stone's name, as the camera gave it, stands.
 func (r *Referee) Reclaims(stone int, f Field, tMS int64) bool {
 	return r.g.phase == PhasePlaying && stone >= 1 && stone <= Stones && r.g.strayAt(stone, f, tMS) != nil
+}
+
+// ReclaimsOnward reports whether stone (1..4), awaiting its move onto
+// the card laid at it, moving onto f at tMS would take a card called as
+// laid beside no stone or at a corner (T2b, T2d) as laid at it, once it
+// went over its own card (T3a: it moves onto each card laid at it).
+func (r *Referee) ReclaimsOnward(stone int, f Field, tMS int64) bool {
+	g := r.g
+	return g.phase == PhasePlaying && stone >= 1 && stone <= Stones && g.table.Awaited(stone) && g.strayFor(stone, f, tMS) != nil
 }
 
 // settleStray forgets the card called T2d on f once its corner stone has

@@ -312,17 +312,9 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 	if j.Stone > 0 {
 		j.StoneTo, _ = farther(l.Fields, t.stones[j.Stone-1].At)
 	}
-	for _, f := range l.Fields {
-		if !t.free(f) {
-			what := "a card"
-			if p, _ := t.Piece(f); p.Kind == PieceJoker {
-				what = "a joker"
-			} else if p.Kind == "" {
-				what = "a stone"
-			}
-			j.Violation = violation(T2c, "%s's card at %v-%v covers %s on %v", owner(l.Player), l.Fields[0], l.Fields[1], what, f)
-			return j, nil
-		}
+	if x := t.covers(l, true); x != nil {
+		j.Violation = x
+		return j, nil
 	}
 	if j.Violation != nil {
 		return j, nil
@@ -332,6 +324,41 @@ func (t *Table) CheckLay(l Lay) (Judgement, error) {
 		j.Violation = t.checkJoker(l.Player, j.Stone, j.Relocates, "card")
 	}
 	return j, nil
+}
+
+// CheckLate judges a card seen only long after it came: the stones may
+// have moved on since, so the stone it was laid at, and whether it lay by
+// one (T2b, T2d, T3, T4b), cannot be told. What the board still shows can:
+// the pieces it covers (T2c; a stone on it may have moved onto it) and
+// its fields' colours (T2a).
+func (t *Table) CheckLate(l Lay) (Judgement, error) {
+	if err := t.wellFormed(l); err != nil {
+		return Judgement{}, err
+	}
+	x := t.covers(l, false)
+	if x == nil {
+		x = t.checkColours(l)
+	}
+	return Judgement{Violation: x}, nil
+}
+
+// covers applies T2c: the first piece (and stone, if stones) the card
+// covers.
+func (t *Table) covers(l Lay, stones bool) *Violation {
+	for _, f := range l.Fields {
+		p, _ := t.Piece(f)
+		if t.free(f) || p.Kind == "" && !stones {
+			continue
+		}
+		what := "a card"
+		if p.Kind == PieceJoker {
+			what = "a joker"
+		} else if p.Kind == "" {
+			what = "a stone"
+		}
+		return violation(T2c, "%s's card at %v-%v covers %s on %v", owner(l.Player), l.Fields[0], l.Fields[1], what, f)
+	}
+	return nil
 }
 
 // checkColours applies T2a (and T2e when strict).

@@ -17,6 +17,7 @@ type piece struct {
 	player string
 	fields []tiles.Field
 	status tiles.Status
+	rule   tiles.Rule
 	seen   int64 // first seen (reported, if not known)
 }
 
@@ -76,6 +77,12 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		}
 		switch o.Kind {
 		case tiles.ObsLay:
+			if o.SeenLate {
+				// Its stone is not known: nothing waits for it.
+				l.lay(o, max(o.TimeMS, l.now))
+				l.adopt(o.Fields)
+				continue
+			}
 			l.flushBeside(o.Fields)
 			since := max(o.TimeMS, l.now)
 			i := l.place(o)
@@ -93,6 +100,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			if l.stoneSeen(o) {
 				continue
 			}
+			l.wentOverItsCard(o)
 			if o = l.identify(o); orphaned(l.playingTable(), o) {
 				l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
 				continue
@@ -320,6 +328,24 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 		l.assumed[o.Stone-1] = nil
 	}
 	return false
+}
+
+// wentOverItsCard settles, with the move the rules make, the card a
+// stone awaits when the camera sees it move onto a card called wrong for
+// where it lies, which it would take once that move is made: it went over
+// its own card too briefly to be seen, then on (to a card laid at it
+// there, or relocated onto one, T3b, reported before the card it passed).
+func (l *Loop) wentOverItsCard(o tiles.Observation) {
+	if len(o.Fields) != 1 || !l.ref.ReclaimsOnward(o.Stone, o.Fields[0], o.TimeMS) {
+		return
+	}
+	for _, w := range l.waiting {
+		if !w.held && w.v.Stone == o.Stone && !slices.Contains(w.card.Fields, o.Fields[0]) {
+			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
+			l.settle(w, nil)
+			return
+		}
+	}
 }
 
 // seenAfterHeld reports whether a held card the camera saw before the
@@ -561,7 +587,7 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	if err != nil {
 		return false
 	}
-	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status, seen: seenAt(card)})
+	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status, rule: v.Rule, seen: seenAt(card)})
 	if v.Status == tiles.StatusLate || v.Stone < 1 || v.Stone > tiles.Stones {
 		l.lastUnmoved(w) // a card beside no stone (T2b) may still be the last
 		return false
@@ -745,12 +771,7 @@ func (l *Loop) checkStale(card tiles.Observation, stone int) {
 func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Field) *tiles.Observation {
 	to := o.Fields[0]
 	if v.Rule != tiles.T3b {
-		far := -1
-		for _, f := range o.Fields {
-			if d := (f.X-from.X)*(f.X-from.X) + (f.Y-from.Y)*(f.Y-from.Y); d > far {
-				to, far = f, d
-			}
-		}
+		to = fartherOf(o.Fields, from)
 	}
 	l.assumed[v.Stone-1] = &assumedMove{to: to}
 	if v.Rule == tiles.T3b {
@@ -758,6 +779,50 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 	}
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d's move onto %s's card at %v not seen: taken onto %v (T3a)", o.TimeMS, v.Stone, o.Player, o.Fields, to))
 	return &tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(o.TimeMS, l.now), Stone: v.Stone, Fields: []tiles.Field{to}, By: "loop"}
+}
+
+// possessive names a card's owner ("" when its frame was not read).
+func possessive(player string) string {
+	if player == "" {
+		return "an unread frame's"
+	}
+	return player + "'s"
+}
+
+// fartherOf is the field of fs farther from a stone on from (T3a).
+func fartherOf(fs []tiles.Field, from tiles.Field) tiles.Field {
+	to, far := fs[0], -1
+	for _, f := range fs {
+		if d := (f.X-from.X)*(f.X-from.X) + (f.Y-from.Y)*(f.Y-from.Y); d > far {
+			to, far = f, d
+		}
+	}
+	return to
+}
+
+// takeStrays makes, as the round ends, the move of a stone onto a card
+// called as laid beside no stone (T2b) that the stone has come beside
+// since: the card was laid at it once it came, and seen first (a hand
+// hid the card that brought it), and the stone would have moved onto it
+// next (T3a). The referee withdraws the call.
+func (l *Loop) takeStrays(tMS int64) {
+	stones := l.ref.State().Stones
+	for _, p := range l.pieces {
+		if p.rule != tiles.T2b || p.status != tiles.StatusViolation || len(p.fields) != 2 {
+			continue
+		}
+		for _, s := range stonesBeside(stones, p.fields) {
+			to := fartherOf(p.fields, stones[s-1].At)
+			if !l.ref.Reclaims(s, to, tMS) {
+				continue
+			}
+			l.noteUnsure(fmt.Sprintf("%d ms: %s card at %v, called T2b, lies by stone %d, which came there since: taken as laid at it, the stone's move onto %v not seen before the round ended (T3a)",
+				tMS, possessive(p.player), p.fields, s, to))
+			_, _ = l.send(tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: s, Fields: []tiles.Field{to}, By: "loop"})
+			stones = l.ref.State().Stones
+			break
+		}
+	}
 }
 
 // assumedMove is a stone's move the loop assumed: onto to, on the card
@@ -932,6 +997,7 @@ func (l *Loop) checkFinished(o tiles.Observation, tMS int64) {
 	if laid, in := st.Laid[o.Player], st.Match.InPlay(o.Player); laid < in {
 		return
 	}
+	l.takeStrays(tMS)
 	if _, err := l.send(tiles.Observation{Kind: tiles.ObsStop, TimeMS: tMS, Player: o.Player, By: "loop"}); err != nil {
 		return
 	}
@@ -980,6 +1046,7 @@ func (l *Loop) endRound(tMS int64, why string) {
 		}
 		l.noteUnsure(fmt.Sprintf("%d ms: round %d ended (%s) with nobody seen to lay all their cards (%s): taken as nobody able to lay (T6a)",
 			tMS, st.Round, why, strings.Join(seen, ", ")))
+		l.takeStrays(tMS)
 		if _, err := l.send(tiles.Observation{Kind: tiles.ObsNoPlay, TimeMS: tMS, By: "loop"}); err != nil {
 			return
 		}

@@ -33,6 +33,9 @@ type Referee interface {
 	// Reclaims says whether a stone's move onto a field takes the card
 	// there, called wrong, as laid at that stone after all.
 	Reclaims(stone int, f tiles.Field, tMS int64) bool
+	// ReclaimsOnward is Reclaims for a stone awaiting its move onto its
+	// own card, once that move is made.
+	ReclaimsOnward(stone int, f tiles.Field, tMS int64) bool
 }
 
 // Verdict is one observation (seen, or inferred by the loop: By "loop")

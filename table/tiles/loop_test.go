@@ -896,6 +896,57 @@ func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
 	t.Fatal("no simulated round ends with the finisher's card just before the stop")
 }
 
+// TestLoop_T5a_LastCardSeenLateEndsTheRound: the finisher's last card,
+// seen whole only long after it came (its stone may have moved on), is
+// judged at once (no card seen with it can tell its order), moves no
+// stone and counts: the stop follows (T5a), and lying by no stone now is
+// no call.
+func TestLoop_T5a_LastCardSeenLateEndsTheRound(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		res, events, stop := stoppedRound(t, seed)
+		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player {
+			continue
+		}
+		who := events[stop].Player
+		l, ref, vs := simLoop(t, 2, res.Settings)
+		for _, e := range events[:stop-1] {
+			l.tick(e.TimeMS)
+			l.apply(seen(e))
+		}
+		card, ok := besideNoStone(ref.Table(), who)
+		if !ok {
+			continue
+		}
+		t0 := events[stop-1].TimeMS
+		o := seenLay(t0, card)
+		o.SeenLate, o.SeenMS = true, t0-6000
+		l.tick(t0)
+		before := ref.State().Laid[who]
+		l.apply([]tiles.Observation{o})
+		if n := ref.State().Laid[who]; n != before+1 {
+			t.Fatalf("seed %d: %s laid %d when the card seen late is reported, want %d: nothing waits for it", seed, who, n, before+1)
+		}
+		l.tick(t0 + StopGraceMS)
+		l.Close()
+		m := ref.Match()
+		if len(m.Rounds) != 1 {
+			t.Fatalf("seed %d: %d rounds scored, want 1", seed, len(m.Rounds))
+		}
+		got := m.Rounds[0]
+		var called []tiles.Rule
+		for _, v := range *vs {
+			if v.Verdict.Status == tiles.StatusViolation {
+				called = append(called, v.Verdict.Rule)
+			}
+		}
+		if name(got.StoppedBy) != who || got.Players[who].Fault || got.Players[who].CardsLeft != 0 || len(called) > 0 {
+			t.Errorf("seed %d: stop by %q, %s %+v, calls %v; want the stop by %s, no fault, 0 left, no call", seed, name(got.StoppedBy), who, got.Players[who], called, who)
+		}
+		return
+	}
+	t.Fatal("no simulated round ends with the finisher's card just before the stop")
+}
+
 // besideNoStone finds a place for a card of player's, in the board's
 // colours, that the referee judges beside no stone (T2b).
 func besideNoStone(tb *tiles.Table, player string) (tiles.Lay, bool) {
@@ -1647,5 +1698,89 @@ func TestLoop_T2b_CardOfOneWhoMayOweHoldsNobodyUp(t *testing.T) {
 	}
 	if rule != tiles.T2b {
 		t.Errorf("P2's card called %q once StoneWaitMS passed, want T2b", rule)
+	}
+}
+
+// strayAfterFirst plays P2's first card at stone 1 on a copy of the
+// round's table and finds a card of P1's laid at stone 1 where that card
+// put it, beside no stone where they stand now (T2b if judged first).
+func strayAfterFirst(t *testing.T, ref *tiles.Referee) (first tiles.Lay, firstTo tiles.Field, next tiles.Lay, nextTo tiles.Field) {
+	t.Helper()
+	tb := ref.Table().Clone()
+	first, firstTo = playFirst(t, tb, "P2", 1)
+	lays, tos := legalOn(tb, "P1", 1)
+	for i, c := range lays {
+		c.Stone = 0 // as the camera reports it: beside no stone it names
+		if j, err := ref.Table().CheckLay(c); err == nil && j.Violation != nil && j.Violation.Rule == tiles.T2b {
+			return first, firstTo, c, tos[i]
+		}
+	}
+	t.Fatal("no place at stone 1 on P2's first card that lies by no stone before it")
+	return
+}
+
+// TestLoop_T2b_StoneSeenOntoACardCalledWrongWentOverItsOwnFirst: P2's
+// card at stone 1, then P1's card at stone 1 on it, reported first (a
+// hand hid P2's) and called T2b; the camera sees stone 1 only onto P1's
+// card. The stone went over P2's card unseen (T3a: it moves onto each
+// card laid at it): that move is made first, then the move seen takes
+// P1's card, and the call is withdrawn (dev 936: three legal plays were
+// called wrong).
+func TestLoop_T2b_StoneSeenOntoACardCalledWrongWentOverItsOwnFirst(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	first, _, next, nextTo := strayAfterFirst(t, ref)
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenLay(1000, next)})
+	l.tick(1000 + OrderGraceMS + 100)
+	named := seenLay(1400, first)
+	named.Stone = 1
+	l.apply([]tiles.Observation{named})
+	l.tick(2000)
+	l.apply([]tiles.Observation{seenStone(2000, 1, nextTo)})
+	l.tick(2000 + StoneWaitMS)
+	st := ref.State()
+	if len(st.Faults) != 0 || st.Stones[0].At != nextTo || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
+		for _, v := range *vs {
+			t.Logf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Status, v.Verdict.Reason, v.Err)
+		}
+		t.Errorf("faults %v, stone 1 on %v (want none, %v), laid %v (want 1 each)", st.Faults, st.Stones[0].At, nextTo, st.Laid)
+	}
+}
+
+// TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd: P1's
+// card laid at stone 1 where P2's card put it, reported before P2's and
+// called T2b; the round ends before the camera sees stone 1 move onto
+// it. The stone has come beside it since, so it was laid there: the loop
+// makes the stone's move as the round ends, and the call is withdrawn
+// (dev 960). A card called so and still beside no stone stays wrong.
+func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T) {
+	for _, stoneCame := range []bool{true, false} {
+		l, ref, _ := twoPlayerRound(t)
+		first, firstTo, next, _ := strayAfterFirst(t, ref)
+		named := seenLay(2000, first)
+		named.Stone = 1
+		if !stoneCame {
+			l.tick(500)
+			l.apply([]tiles.Observation{named, seenStone(500, 1, firstTo)})
+			var ok bool
+			if next, ok = besideNoStone(ref.Table(), "P1"); !ok {
+				t.Fatal("no card of P1's beside no stone")
+			}
+		}
+		l.tick(1500)
+		l.apply([]tiles.Observation{seenLay(1500, next)})
+		l.tick(1500 + OrderGraceMS + 100)
+		if stoneCame {
+			l.apply([]tiles.Observation{named, seenStone(2000, 1, firstTo)})
+		}
+		l.tick(2500)
+		l.endRound(2500, "the test ends it")
+		r := ref.Match().Rounds
+		if len(r) != 1 {
+			t.Fatalf("stone came %v: %d rounds scored, want 1", stoneCame, len(r))
+		}
+		if fault := r[0].Players["P1"].Fault; fault == stoneCame {
+			t.Errorf("stone came %v: P1's card called wrong %v, want %v", stoneCame, fault, !stoneCame)
+		}
 	}
 }

@@ -79,6 +79,7 @@ type item struct {
 	stoneSeen int64
 	// a move: the stone was first seen on its new field
 	came int64
+	late bool // a card seen whole long after one half waited in vain for the other
 	// its piece (the card seen whole, the stone's card or joker) was first
 	// seen: a half of a card (a stone may have hidden the other)
 	seen int64
@@ -100,6 +101,7 @@ type Watcher struct {
 	searching bool
 	lastTry   int64
 	halves    map[tiles.Field]int64 // card halves newly seen, waiting for their other half
+	orphans   map[tiles.Field]int64 // halves that waited in vain, since first seen: the other may show yet
 	shadow    [2]float64            // the way the stones' shadows fall
 	goneSince map[int]int64         // stones seen gone from their field, since
 	cameSince map[tiles.Field]int64 // stones seen on a new field, since
@@ -124,6 +126,7 @@ func NewWatcher(cfg Config) *Watcher {
 	}
 	buildLUT()
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
+		orphans:   map[tiles.Field]int64{},
 		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}}
 }
 
@@ -232,6 +235,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	w.searching = false
 	w.roundN++
 	clear(w.halves)
+	clear(w.orphans)
 	clear(w.jokers)
 	clear(w.goneSince)
 	clear(w.cameSince)
@@ -316,6 +320,7 @@ func (w *Watcher) update(tMS int64) {
 			}
 			ft.believed = l
 			delete(w.halves, f)
+			delete(w.orphans, f)
 			delete(w.jokers, f)
 			switch {
 			case l.kind == lookCard && l != w.expected(f):
@@ -388,6 +393,7 @@ func (w *Watcher) resolve(tMS int64) {
 	for f, t0 := range w.halves {
 		if tMS-t0 > halfWaitMS && !w.otherHalfHidden(f, tMS-t0) {
 			delete(w.halves, f)
+			w.orphans[f] = t0
 			w.unsure(tMS, "card half at %v (%v) without its other half", f, w.believed(f).colour)
 		}
 	}
@@ -1381,7 +1387,10 @@ func (w *Watcher) giveUp(it *item, tMS int64, stoneObs tiles.Observation, format
 }
 
 // pairHalves reports two new card halves open towards each other, both
-// in sight: a card laid with no stone moved onto it.
+// in sight: a card laid with no stone moved onto it. A half that comes
+// into sight long after its other half waited in vain (a stone or a hand
+// hid it) makes a card seen late: which stone it was laid at, and where
+// that stone stood, the watcher cannot tell.
 func (w *Watcher) pairHalves(tMS int64) {
 	keys := make([]tiles.Field, 0, len(w.halves))
 	for f := range w.halves {
@@ -1394,17 +1403,26 @@ func (w *Watcher) pairHalves(tMS int64) {
 		}
 		l := w.believed(f)
 		g := step(f, l.open)
-		if _, ok := w.halves[g]; !ok || w.believed(g).open != sideTo(g, f) {
+		tg, ok := w.halves[g]
+		t0, late := w.orphans[g]
+		if !ok && !late || w.believed(g).open != sideTo(g, f) {
 			continue
 		}
-		first := min(w.halves[f], w.halves[g])
+		if late {
+			tg = t0
+			w.unsure(tMS, "card at %v-%v: its halves first seen %.1f s apart: reported late, its stone not judged", f, g, float64(w.halves[f]-t0)/1000)
+		}
+		first := min(w.halves[f], tg)
 		delete(w.halves, f)
 		delete(w.halves, g)
-		it := &item{t: tMS, seen: first, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
+		delete(w.orphans, g)
+		it := &item{t: tMS, seen: first, late: late, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
 		w.content[f.Y][f.X] = cell{kind: lookCard, colour: it.colours[0], partner: g}
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)
-		w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return tMS-p.t > recentMS }), it)
+		if !late { // the stone may have been and gone: no way it went is built on it
+			w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return tMS-p.t > recentMS }), it)
+		}
 		w.readCard(it, tMS)
 	}
 }
@@ -1451,7 +1469,7 @@ func (w *Watcher) readCard(it *item, tMS int64) {
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", f, g, why)
 	}
 	it.obs = []tiles.Observation{{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{f, g},
-		Colours: it.colours[:], Stone: it.pairStone, By: "camera"}}
+		Colours: it.colours[:], Stone: it.pairStone, SeenLate: it.late, By: "camera"}}
 	it.done = true
 }
 

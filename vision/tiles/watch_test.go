@@ -1085,11 +1085,16 @@ func movedTo(w *Watcher) map[int]tiles.Field {
 	return got
 }
 
-// boardSeen is a watcher that has found an n x n board of one colour,
-// every field free as far as it believes, nothing reported on it.
+// boardSeen is a watcher that has found an n x n board of one colour (its
+// parts' places do not matter), every field free as far as it believes,
+// nothing reported on it.
 func boardSeen(n int, colour tiles.Colour) *Watcher {
 	w := NewWatcher(Config{})
-	w.board = &Board{W: n, H: n, colours: make([][]tiles.Colour, n)}
+	w.board = &Board{W: n, H: n, Cols: n / tiles.PartSize, colours: make([][]tiles.Colour, n)}
+	for range w.board.Cols * w.board.Cols { // parts side by side, unturned
+		w.board.Parts = append(w.board.Parts, Pose{SX: 1, SY: 1})
+		w.board.Parts[len(w.board.Parts)-1].setAffine()
+	}
 	w.fields = make([][]fieldTrack, n)
 	w.content = make([][]cell, n)
 	for y := range n {
@@ -1195,5 +1200,67 @@ func TestTilesVision_T5a_OwnerReadAgainWhenTheStoneLeavesTheCard(t *testing.T) {
 	}
 	if o := ownedUnseen; o == nil || o.Player != card.Player || o.TimeMS < leftMS || o.TimeMS < laid.TimeMS+inferredAfterMS {
 		t.Fatalf("owner of the card on %v given up: %+v, want %s, after its stone left at %d ms and after %d ms", card.Fields, o, card.Player, leftMS, laid.TimeMS+inferredAfterMS)
+	}
+}
+
+// TestTilesVision_T5a_HalfSeenLongAfterItsOtherHalfMakesALateCard: a new
+// card half waits for its other half, then is given up; when a half open
+// back towards it comes into sight later (its card's stone or a hand lay
+// over it), the two are one card, seen late (dev 918, 931 and 957: the
+// halves were seen 4 to 12 s apart, and the card never counted). A half
+// open elsewhere makes no card with it.
+func TestTilesVision_T5a_HalfSeenLongAfterItsOtherHalfMakesALateCard(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	h, g := f(5, 5), f(6, 5)
+	for _, c := range []struct {
+		name      string
+		open      int8
+		late      bool
+		afterWait bool
+	}{
+		{"open towards the first, in time", sideTo(g, h), false, false},
+		{"open towards the first, after it was given up", sideTo(g, h), true, true},
+		{"open elsewhere, after it was given up", sideTo(g, f(7, 5)), false, true},
+	} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(11, 0), f(0, 11), f(11, 11)}
+		for _, s := range w.stones {
+			w.believe(s, look{kind: lookStone, colour: green, open: -1})
+		}
+		for y := range 12 {
+			for x := range 12 {
+				w.fields[y][x].cand = w.fields[y][x].believed
+			}
+		}
+		w.believe(h, look{kind: lookCard, colour: red, open: sideTo(h, g)})
+		w.halves[h] = 1000
+		now := int64(1500)
+		if c.afterWait {
+			now = 1000 + halfWaitMS + 100
+			w.resolve(now)
+			if _, ok := w.halves[h]; ok {
+				t.Fatalf("%s: the half still waits after halfWaitMS", c.name)
+			}
+			now += 6000
+		}
+		w.believe(g, look{kind: lookCard, colour: green, open: c.open})
+		w.halves[g] = now - 200
+		w.resolve(now)
+		var card *item
+		for _, it := range w.items {
+			if !it.move && slices.Contains(it.halves[:], h) {
+				card = it
+			}
+		}
+		paired := c.open == sideTo(g, h)
+		switch {
+		case (card != nil) != paired:
+			t.Errorf("%s: card on %v-%v %v, want %v", c.name, h, g, card != nil, paired)
+		case card != nil && (card.late != c.late || card.seen != 1000):
+			t.Errorf("%s: card seen late %v, first at %d ms, want %v, 1000 ms", c.name, card.late, card.seen, c.late)
+		case card != nil && c.late && w.pairOn(h, now) != nil:
+			t.Errorf("%s: a card seen late is a way a stone may have gone unseen", c.name)
+		}
 	}
 }
