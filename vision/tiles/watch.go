@@ -1109,7 +1109,8 @@ func (w *Watcher) viaPieces(came, tMS int64) []via {
 // to (first seen at seen), as findVias says; with corners, ways whose last
 // stop meets the card at a corner only (a wrong play, T2d) too. A nearer
 // colour a stone was glimpsed on since its card came (glimpsed, if not
-// nil) is tried even when the farther one leads on.
+// nil) is tried even when the farther one leads on; so is one when the
+// farther leads on only to the stone seen on the card's nearer colour.
 func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glimpsed func(tiles.Field, int64) bool) [][]via {
 	direct := touch(a, p) || touch(a, to)
 	onCard := func(x tiles.Field) bool {
@@ -1145,7 +1146,9 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 						if !touch(x, p) && !touch(x, to) {
 							ways[len(ways)-1][len(path)-1].cornered = true
 						}
-						ok = true
+						// a stop that puts the stone seen on the card's
+						// nearer colour (T3a) leads on only by a wrong move
+						ok = ok || !touch(x, to)
 					}
 					if len(path) < maxVias && walk(x) {
 						ok = true
@@ -1188,17 +1191,21 @@ func (c via) stops(cur tiles.Field, near bool) (at, nearer []tiles.Field) {
 
 // pickWay takes the one longest way; of several, those with the fewest
 // steps a stone makes only when blocked or played wrongly (a relocation,
-// the nearer colour, a corner) and, when wrong (the card's colours are
-// not its fields'), the card judged T2a beside its stop; then the one on
-// which the stone went on to the card's farther colour (T3a); false if
-// not one.
+// the nearer colour, a corner), the move seen onto the card's nearer
+// colour counted too, and, when wrong (the card's colours are not its
+// fields'), the card judged T2a beside its stop; then the one on which
+// the stone went on to the card's farther colour (T3a); false if not one.
 func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
 	}
 	cost := func(wy []via) int {
+		last := wy[len(wy)-1]
 		n := irregular(wy)
-		if wrong && !wy[len(wy)-1].cornered {
+		if wrong && !last.cornered {
+			n++
+		}
+		if touch(last.at, to) {
 			n++
 		}
 		return n

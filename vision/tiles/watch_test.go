@@ -282,6 +282,30 @@ func TestTilesVision_T3a_WayByTheRulesPreferred(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_OneWrongStepOnTheUnseenStopOrTheSeenMove: a stone
+// from (8,0) went over the card (9,0)-(10,0) unseen and is seen on (10,1)
+// of the next card, (9,1)-(10,1). Stopping on the farther colour (10,0),
+// it was moved onto the next card's nearer colour (T3a); stopping on the
+// nearer (9,0), it went on to the farther (10,1). One wrong step either
+// way: the move seen is taken as the legal one, the stop unseen as the
+// wrong one (dev 927, 962, 971: the fault went to the player whose move
+// was seen, each time the other way).
+func TestTilesVision_T3a_OneWrongStepOnTheUnseenStopOrTheSeenMove(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	pieces := []via{{card: [2]tiles.Field{f(9, 0), f(10, 0)}, t: 100, first: 50}}
+	ways := waysFrom(pieces, f(8, 0), f(9, 1), f(10, 1), 900, false, nil)
+	got, ok := pickWay(ways, f(9, 1), f(10, 1), false)
+	if !ok || len(got) != 1 || got[0].at != f(9, 0) || !got[0].nearer {
+		t.Errorf("ways %v: picked %v, %v; want the stop on the nearer colour (9,0)", ways, got, ok)
+	}
+	// with the stone seen on the next card's farther colour, the stop
+	// by the rules stands
+	ways = waysFrom(pieces, f(8, 0), f(10, 1), f(9, 1), 900, false, nil)
+	if got, ok := pickWay(ways, f(10, 1), f(9, 1), false); !ok || len(got) != 1 || got[0].at != f(10, 0) || got[0].nearer {
+		t.Errorf("ways %v: picked %v, %v; want the stop on the farther colour (10,0)", ways, got, ok)
+	}
+}
+
 // A stone standing off its field's middle, its shadow falling over two
 // quarters of the ring round it, is still a stone on the colour the other
 // two show; two quarters of different colours are not a joker (that
