@@ -351,9 +351,10 @@ func (t *Table) covers(l Lay, stones bool) *Violation {
 			continue
 		}
 		what := "a card"
-		if p.Kind == PieceJoker {
+		switch p.Kind {
+		case PieceJoker:
 			what = "a joker"
-		} else if p.Kind == "" {
+		case "":
 			what = "a stone"
 		}
 		return violation(T2c, "%s's card at %v-%v covers %s on %v", owner(l.Player), l.Fields[0], l.Fields[1], what, f)
