@@ -354,8 +354,9 @@ func blockedOntoCornerCard(t *testing.T, owed string, cornerFirst bool) {
 // TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows: a card the
 // camera saw whole only long after it came may have had its stone move
 // on since: lying by no stone is no call (T2b), and it moves no stone,
-// but it counts for its player. Its colours (T2a) and the cards it covers
-// (T2c) are judged as for any card; a stone on it is not covered by it.
+// but it counts for its player, and a stone may still move onto it. Its
+// colours (T2a) and the cards it covers (T2c) are judged as for any card;
+// a stone on it is not covered by it.
 func TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows(t *testing.T) {
 	obs, b := script(t)
 	r := New()
@@ -380,6 +381,13 @@ func TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows(t *testing.T) {
 	st := r.State()
 	if st.Laid["P2"] != 1 || len(st.Faults["P2"]) != 0 {
 		t.Fatalf("after it: P2 laid %d, faults %v; want 1, none", st.Laid["P2"], st.Faults["P2"])
+	}
+	// its stone, not moved yet when the card was seen, moves onto it
+	if v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 9200, Stone: 2, Fields: away[1:]}); err != nil || v.Status != StatusOK || v.Withdraws != 0 {
+		t.Fatalf("a stone onto the card seen late: %+v %v, want ok, nothing withdrawn", v, err)
+	}
+	if st := r.State(); st.Stones[1].At != away[1] || len(st.Faults["P2"]) != 0 {
+		t.Fatalf("after the stone's move: stone 2 on %v, P2's faults %v; want on %v, none", st.Stones[1].At, st.Faults["P2"], away[1])
 	}
 	if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 9500, Player: "P2", Fields: []Field{{5, 0}, {6, 0}}, Colours: c(Field{5, 0}, Field{6, 0})}); err != nil || v.Rule != T2b {
 		t.Fatalf("a card beside no stone, seen in time: %+v %v, want a T2b call", v, err)

@@ -18,7 +18,8 @@ type stray struct {
 	lay     Lay
 	timeMS  int64
 	fault   Violation
-	corner  int // T2d: the stone it met at a corner (1..4); 0 for T2b
+	corner  int  // T2d: the stone it met at a corner (1..4); 0 for T2b
+	late    bool // a card seen late, not called: a stone moving onto it takes it
 }
 
 // strayAt finds the stray card on f that stone (1..4) may have moved
@@ -28,22 +29,19 @@ type stray struct {
 // over to a new place (T3b), it made the card no wrong play, whoever owed
 // the stone; the corner stone moving onto it is the wrong play itself.
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
-	if g.table.Awaited(stone) {
-		return nil
-	}
-	return g.strayFor(stone, f, tMS)
+	return g.strayOn(g.table, stone, f, tMS)
 }
 
-// strayFor is strayAt for a stone whose own card's move is made first.
-func (g *game) strayFor(stone int, f Field, tMS int64) *stray {
+// strayOn is strayAt on table t.
+func (g *game) strayOn(t *Table, stone int, f Field, tMS int64) *stray {
 	s := g.strays[f]
-	if s == nil || (s.corner == 0 && g.table.relocatedBy(stone, f) > 0) || tMS-s.timeMS > strayWindowMS {
+	if s == nil || t.Awaited(stone) || (s.corner == 0 && t.relocatedBy(stone, f) > 0) || tMS-s.timeMS > strayWindowMS {
 		return nil
 	}
-	if s.corner != 0 && (stone == s.corner || !g.table.Blocked(stone)) {
+	if s.corner != 0 && (stone == s.corner || !t.Blocked(stone)) {
 		return nil
 	}
-	if p, _ := g.table.Piece(f); p.Kind != PieceCard || p.Owner != s.lay.Player {
+	if p, _ := t.Piece(f); p.Kind != PieceCard || p.Owner != s.lay.Player {
 		return nil // covered since
 	}
 	return s
@@ -58,11 +56,15 @@ func (g *game) strayFor(stone int, f Field, tMS int64) *stray {
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq}
-	if s.corner != 0 {
+	switch {
+	case s.late:
+		v.Withdraws = 0
+		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, seen late: laid at that stone", o.Stone, owner(l.Player), l.Fields[0], l.Fields[1])
+	case s.corner != 0:
 		v.Rule = T3b
 		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
 			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
-	} else {
+	default:
 		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)
 	}
@@ -128,7 +130,13 @@ func (r *Referee) Reclaims(stone int, f Field, tMS int64) bool {
 // went over its own card (T3a: it moves onto each card laid at it).
 func (r *Referee) ReclaimsOnward(stone int, f Field, tMS int64) bool {
 	g := r.g
-	return g.phase == PhasePlaying && stone >= 1 && stone <= Stones && g.table.Awaited(stone) && g.strayFor(stone, f, tMS) != nil
+	if g.phase != PhasePlaying || stone < 1 || stone > Stones || !g.table.Awaited(stone) {
+		return false
+	}
+	p := g.table.pending[stone-1]
+	t := g.table.Clone()
+	t.ApplyStone(stone, p.to, p.player, nil)
+	return g.strayOn(t, stone, f, tMS) != nil
 }
 
 // settleStray forgets the card called T2d on f once its corner stone has

@@ -78,9 +78,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 		switch o.Kind {
 		case tiles.ObsLay:
 			if o.SeenLate {
-				// Its stone is not known: nothing waits for it.
-				l.lay(o, max(o.TimeMS, l.now))
-				l.adopt(o.Fields)
+				l.layLate(o)
 				continue
 			}
 			l.flushBeside(o.Fields)
@@ -100,8 +98,9 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			if l.stoneSeen(o) {
 				continue
 			}
+			o = l.identify(o)
 			l.wentOverItsCard(o)
-			if o = l.identify(o); orphaned(l.playingTable(), o) {
+			if orphaned(l.playingTable(), o) {
 				l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
 				continue
 			}
@@ -340,12 +339,46 @@ func (l *Loop) wentOverItsCard(o tiles.Observation) {
 		return
 	}
 	for _, w := range l.waiting {
-		if !w.held && w.v.Stone == o.Stone && !slices.Contains(w.card.Fields, o.Fields[0]) {
+		if !w.held && w.v.Stone == o.Stone { // stoneSeen took a move onto w's card
 			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
 			l.settle(w, nil)
+			l.assumed[o.Stone-1] = nil // the stone seen went on from there
+			l.releaseDue = true
 			return
 		}
 	}
+}
+
+// layLate gives a card seen late to the referee at once: its stone is
+// not known, so nothing waits for it.
+func (l *Loop) layLate(o tiles.Observation) {
+	if !l.lateOverUnread(o) {
+		l.lay(o, max(o.TimeMS, l.now))
+		l.adopt(o.Fields)
+	}
+}
+
+// lateOverUnread takes a card seen late on a field of a card the loop
+// has for nobody (its frame unread, or inferred from its stone's move,
+// missedCard): on the same fields, the late sighting reads whose it is;
+// on others, the loop's card was a guess the late one corrects, and
+// neither is laid again. It reports whether it dealt with the card.
+func (l *Loop) lateOverUnread(o tiles.Observation) bool {
+	for _, p := range l.pieces {
+		if p.player != "" || !slices.ContainsFunc(p.fields, func(f tiles.Field) bool { return slices.Contains(o.Fields, f) }) {
+			continue
+		}
+		if len(p.fields) == 2 && slices.Contains(o.Fields, p.fields[0]) && slices.Contains(o.Fields, p.fields[1]) {
+			if o.Player != "" {
+				l.owned(tiles.Observation{Kind: tiles.ObsOwner, TimeMS: o.TimeMS, Player: o.Player, Fields: p.fields, By: o.By})
+			}
+			return true
+		}
+		l.noteUnsure(fmt.Sprintf("%d ms: %s card at %v, seen late, lies on the card at %v taken as laid for nobody: not laid again",
+			o.TimeMS, possessive(o.Player), o.Fields, p.fields))
+		return true
+	}
+	return false
 }
 
 // seenAfterHeld reports whether a held card the camera saw before the
@@ -804,7 +837,9 @@ func fartherOf(fs []tiles.Field, from tiles.Field) tiles.Field {
 // called as laid beside no stone (T2b) that the stone has come beside
 // since: the card was laid at it once it came, and seen first (a hand
 // hid the card that brought it), and the stone would have moved onto it
-// next (T3a). The referee withdraws the call.
+// next (T3a). The referee withdraws the call, as for a move seen, within
+// its window after the call (a round seen to end long after, on the next
+// board, keeps it).
 func (l *Loop) takeStrays(tMS int64) {
 	stones := l.ref.State().Stones
 	for _, p := range l.pieces {
@@ -891,7 +926,7 @@ func (l *Loop) send(o tiles.Observation) (tiles.Verdict, error) {
 			l.call(callText(v))
 		}
 		if v.Withdraws > 0 && len(o.Fields) == 1 {
-			l.rejudge(o.Fields[0], v.Status)
+			l.rejudge(o.Fields[0], v)
 		}
 		l.noteOwed(o)
 	}
@@ -960,12 +995,12 @@ func (l *Loop) mayOwe(player string) bool {
 	return slices.ContainsFunc(l.owing[:], func(ow owing) bool { return slices.Contains(ow.by, player) })
 }
 
-// rejudge marks the newest piece on f with status: a call on it was
-// withdrawn.
-func (l *Loop) rejudge(f tiles.Field, status tiles.Status) {
+// rejudge marks the newest piece on f as v judged it: v withdrew a call
+// on it.
+func (l *Loop) rejudge(f tiles.Field, v tiles.Verdict) {
 	for i := len(l.pieces) - 1; i >= 0; i-- {
 		if slices.Contains(l.pieces[i].fields, f) {
-			l.pieces[i].status = status
+			l.pieces[i].status, l.pieces[i].rule = v.Status, v.Rule
 			return
 		}
 	}

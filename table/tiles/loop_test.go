@@ -947,6 +947,32 @@ func TestLoop_T5a_LastCardSeenLateEndsTheRound(t *testing.T) {
 	t.Fatal("no simulated round ends with the finisher's card just before the stop")
 }
 
+// TestLoop_T5a_CardSeenLateOnACardForNobodyGivesItsOwner: a card the
+// loop has for nobody (its frame unread), reported again when seen late
+// with its owner read, is that card: its owner is given (it counts for
+// them), and it is not laid over itself (no T2c).
+func TestLoop_T5a_CardSeenLateOnACardForNobodyGivesItsOwner(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	card, to := legalLay(t, ref, "P1", 1)
+	unread := seenLay(1000, card)
+	unread.Player, unread.Stone = "", 1
+	l.tick(1000)
+	l.apply([]tiles.Observation{unread, seenStone(1000, 1, to)})
+	l.tick(1000 + OrderGraceMS + 100)
+	late := seenLay(6000, card)
+	late.SeenLate, late.SeenMS = true, 900
+	l.tick(6000)
+	l.apply([]tiles.Observation{late})
+	l.tick(6500)
+	st := ref.State()
+	if st.Laid["P1"] != 1 || len(st.Faults) != 0 {
+		for _, v := range *vs {
+			t.Logf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Status, v.Verdict.Reason, v.Err)
+		}
+		t.Errorf("P1 laid %d, faults %v; want 1, none", st.Laid["P1"], st.Faults)
+	}
+}
+
 // besideNoStone finds a place for a card of player's, in the board's
 // colours, that the referee judges beside no stone (T2b).
 func besideNoStone(tb *tiles.Table, player string) (tiles.Lay, bool) {

@@ -61,6 +61,7 @@ type item struct {
 	stone    int // 0-based
 	from, to tiles.Field
 	halves   [2]tiles.Field // a card seen whole
+	late     bool           // seen whole long after one half waited in vain for the other
 	done     bool
 	obs      []tiles.Observation
 	// a joker under the stone whose frame could not be read with it there
@@ -79,7 +80,6 @@ type item struct {
 	stoneSeen int64
 	// a move: the stone was first seen on its new field
 	came int64
-	late bool // a card seen whole long after one half waited in vain for the other
 	// its piece (the card seen whole, the stone's card or joker) was first
 	// seen: a half of a card (a stone may have hidden the other)
 	seen int64
