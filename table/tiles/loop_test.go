@@ -856,44 +856,53 @@ func TestLoop_T6a_SourceEndingOnAQuietTableIsNoPlay(t *testing.T) {
 // loop calls it, then their stop (T5a), and the round is scored with
 // their fault.
 func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
+	l, ref, vs, who, stray, t0 := beforeLastCard(t)
+	l.tick(t0)
+	l.apply([]tiles.Observation{seenLay(t0, stray)})
+	l.tick(t0 + StoneWaitMS) // held for a stone that never comes, then judged
+	l.tick(t0 + StoneWaitMS + StopGraceMS)
+	l.Close()
+	var called []tiles.Rule
+	for _, v := range *vs {
+		if v.Verdict.Status == tiles.StatusViolation {
+			called = append(called, v.Verdict.Rule)
+		}
+	}
+	m := ref.Match()
+	if len(m.Rounds) != 1 {
+		t.Fatalf("%d rounds scored, want 1 (calls %v)", len(m.Rounds), called)
+	}
+	got := m.Rounds[0]
+	if name(got.StoppedBy) != who || !got.Players[who].Fault || got.Players[who].CardsLeft != 0 || !slices.Equal(called, []tiles.Rule{tiles.T2b}) {
+		t.Errorf("stop by %q, %s %+v, calls %v; want the stop by %s with a fault, 0 left, one T2b", name(got.StoppedBy), who, got.Players[who], called, who)
+	}
+}
+
+// beforeLastCard replays a simulated 2-player round (the first of seeds
+// 1-10 that serves) up to the finisher's last card, laid just before
+// their stop at t0, and finds a place for a card of theirs beside no
+// stone (T2b) on the referee's table then.
+func beforeLastCard(t *testing.T) (l *Loop, ref *tiles.Referee, vs *[]Verdict, who string, card tiles.Lay, t0 int64) {
+	t.Helper()
 	for seed := uint64(1); seed <= 10; seed++ {
 		res, events, stop := stoppedRound(t, seed)
 		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player {
 			continue
 		}
-		who := events[stop].Player
-		l, ref, vs := simLoop(t, 2, res.Settings)
+		who = events[stop].Player
+		l, ref, vs = simLoop(t, 2, res.Settings)
 		for _, e := range events[:stop-1] {
 			l.tick(e.TimeMS)
 			l.apply(seen(e))
 		}
-		stray, ok := besideNoStone(ref.Table(), who)
-		if !ok {
-			continue // a stone is blocked: anywhere free is its place (T3b)
+		var ok bool
+		if card, ok = besideNoStone(ref.Table(), who); ok {
+			return l, ref, vs, who, card, events[stop-1].TimeMS
 		}
-		t0 := events[stop-1].TimeMS
-		l.tick(t0)
-		l.apply([]tiles.Observation{seenLay(t0, stray)})
-		l.tick(t0 + StoneWaitMS) // held for a stone that never comes, then judged
-		l.tick(t0 + StoneWaitMS + StopGraceMS)
-		l.Close()
-		var called []tiles.Rule
-		for _, v := range *vs {
-			if v.Verdict.Status == tiles.StatusViolation {
-				called = append(called, v.Verdict.Rule)
-			}
-		}
-		m := ref.Match()
-		if len(m.Rounds) != 1 {
-			t.Fatalf("seed %d: %d rounds scored, want 1 (calls %v)", seed, len(m.Rounds), called)
-		}
-		got := m.Rounds[0]
-		if name(got.StoppedBy) != who || !got.Players[who].Fault || got.Players[who].CardsLeft != 0 || !slices.Equal(called, []tiles.Rule{tiles.T2b}) {
-			t.Errorf("seed %d: stop by %q, %s %+v, calls %v; want the stop by %s with a fault, 0 left, one T2b", seed, name(got.StoppedBy), who, got.Players[who], called, who)
-		}
-		return
+		// a stone is blocked: anywhere free is its place (T3b)
 	}
 	t.Fatal("no simulated round ends with the finisher's card just before the stop")
+	return
 }
 
 // TestLoop_T5a_LastCardSeenLateEndsTheRound: the finisher's last card,
@@ -902,49 +911,31 @@ func TestLoop_T5a_LastCardBesideNoStoneEndsTheRound(t *testing.T) {
 // stone and counts: the stop follows (T5a), and lying by no stone now is
 // no call.
 func TestLoop_T5a_LastCardSeenLateEndsTheRound(t *testing.T) {
-	for seed := uint64(1); seed <= 10; seed++ {
-		res, events, stop := stoppedRound(t, seed)
-		if stop < 1 || events[stop-1].Kind != tilesim.EvLay || events[stop-1].Player != events[stop].Player {
-			continue
-		}
-		who := events[stop].Player
-		l, ref, vs := simLoop(t, 2, res.Settings)
-		for _, e := range events[:stop-1] {
-			l.tick(e.TimeMS)
-			l.apply(seen(e))
-		}
-		card, ok := besideNoStone(ref.Table(), who)
-		if !ok {
-			continue
-		}
-		t0 := events[stop-1].TimeMS
-		o := seenLay(t0, card)
-		o.SeenLate, o.SeenMS = true, t0-6000
-		l.tick(t0)
-		before := ref.State().Laid[who]
-		l.apply([]tiles.Observation{o})
-		if n := ref.State().Laid[who]; n != before+1 {
-			t.Fatalf("seed %d: %s laid %d when the card seen late is reported, want %d: nothing waits for it", seed, who, n, before+1)
-		}
-		l.tick(t0 + StopGraceMS)
-		l.Close()
-		m := ref.Match()
-		if len(m.Rounds) != 1 {
-			t.Fatalf("seed %d: %d rounds scored, want 1", seed, len(m.Rounds))
-		}
-		got := m.Rounds[0]
-		var called []tiles.Rule
-		for _, v := range *vs {
-			if v.Verdict.Status == tiles.StatusViolation {
-				called = append(called, v.Verdict.Rule)
-			}
-		}
-		if name(got.StoppedBy) != who || got.Players[who].Fault || got.Players[who].CardsLeft != 0 || len(called) > 0 {
-			t.Errorf("seed %d: stop by %q, %s %+v, calls %v; want the stop by %s, no fault, 0 left, no call", seed, name(got.StoppedBy), who, got.Players[who], called, who)
-		}
-		return
+	l, ref, vs, who, card, t0 := beforeLastCard(t)
+	o := seenLay(t0, card)
+	o.SeenLate, o.SeenMS = true, t0-6000
+	l.tick(t0)
+	before := ref.State().Laid[who]
+	l.apply([]tiles.Observation{o})
+	if n := ref.State().Laid[who]; n != before+1 {
+		t.Fatalf("%s laid %d when the card seen late is reported, want %d: nothing waits for it", who, n, before+1)
 	}
-	t.Fatal("no simulated round ends with the finisher's card just before the stop")
+	l.tick(t0 + StopGraceMS)
+	l.Close()
+	m := ref.Match()
+	if len(m.Rounds) != 1 {
+		t.Fatalf("%d rounds scored, want 1", len(m.Rounds))
+	}
+	got := m.Rounds[0]
+	var called []tiles.Rule
+	for _, v := range *vs {
+		if v.Verdict.Status == tiles.StatusViolation {
+			called = append(called, v.Verdict.Rule)
+		}
+	}
+	if name(got.StoppedBy) != who || got.Players[who].Fault || got.Players[who].CardsLeft != 0 || len(called) > 0 {
+		t.Errorf("stop by %q, %s %+v, calls %v; want the stop by %s, no fault, 0 left, no call", name(got.StoppedBy), who, got.Players[who], called, who)
+	}
 }
 
 // TestLoop_T5a_CardSeenLateOnACardForNobodyGivesItsOwner: a card the

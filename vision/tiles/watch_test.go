@@ -848,16 +848,7 @@ func TestTilesVision_T5a_HalfWaitsWhileItsOtherHalfIsHidden(t *testing.T) {
 			w.stones[0] = g
 		}, false},
 	} {
-		w := boardSeen(12, green)
-		w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(11, 0), f(0, 11), f(11, 11)}
-		for _, s := range w.stones {
-			w.believe(s, look{kind: lookStone, colour: green, open: -1})
-		}
-		for y := range 12 {
-			for x := range 12 {
-				w.fields[y][x].cand = w.fields[y][x].believed
-			}
-		}
+		w := cornersSeen(green)
 		w.believe(h, look{kind: lookCard, colour: red, open: sideTo(h, g)})
 		w.halves[h] = 1000
 		c.other(w)
@@ -1132,6 +1123,22 @@ func boardSeen(n int, colour tiles.Colour) *Watcher {
 	return w
 }
 
+// cornersSeen is boardSeen's 12 x 12 board with a stone in each corner,
+// every field in full view (its look now the one believed).
+func cornersSeen(colour tiles.Colour) *Watcher {
+	w := boardSeen(12, colour)
+	w.stones = [tiles.Stones]tiles.Field{{X: 0, Y: 0}, {X: 11, Y: 0}, {X: 0, Y: 11}, {X: 11, Y: 11}}
+	for _, s := range w.stones {
+		w.believe(s, look{kind: lookStone, colour: colour, open: -1})
+	}
+	for y := range 12 {
+		for x := range 12 {
+			w.fields[y][x].cand = w.fields[y][x].believed
+		}
+	}
+	return w
+}
+
 // believe makes l the look the watcher believes on field f.
 func (w *Watcher) believe(f tiles.Field, l look) { w.fields[f.Y][f.X].believed = l }
 
@@ -1247,16 +1254,7 @@ func TestTilesVision_T5a_HalfSeenLongAfterItsOtherHalfMakesALateCard(t *testing.
 		{"open towards the first, after it was given up", sideTo(g, h), true, true},
 		{"open elsewhere, after it was given up", sideTo(g, f(7, 5)), false, true},
 	} {
-		w := boardSeen(12, green)
-		w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(11, 0), f(0, 11), f(11, 11)}
-		for _, s := range w.stones {
-			w.believe(s, look{kind: lookStone, colour: green, open: -1})
-		}
-		for y := range 12 {
-			for x := range 12 {
-				w.fields[y][x].cand = w.fields[y][x].believed
-			}
-		}
+		w := cornersSeen(green)
 		w.believe(h, look{kind: lookCard, colour: red, open: sideTo(h, g)})
 		w.halves[h] = 1000
 		now := int64(1500)
