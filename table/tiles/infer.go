@@ -339,7 +339,7 @@ func (l *Loop) wentOverItsCard(o tiles.Observation) {
 		return
 	}
 	for _, w := range l.waiting {
-		if !w.held && w.v.Stone == o.Stone { // stoneSeen took a move onto w's card
+		if !w.held && w.v.Stone == o.Stone { // o is onto another card: stoneSeen took those onto w's
 			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
 			l.settle(w, nil)
 			l.assumed[o.Stone-1] = nil // the stone seen went on from there
