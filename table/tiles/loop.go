@@ -83,9 +83,10 @@ const QuietEndMS = 10000
 
 // CallDelayMS: "Ligretto Stopp" comes after the last card is down, by
 // the finisher's reaction; a card the camera first saw this little after
-// the last one was laid before the call, and counts (the hand over it
-// may have hidden it longer).
-const CallDelayMS = 500
+// the last one was laid before the call, and counts: the hand that laid
+// it hides it while it carries the stone onto it and withdraws, up to a
+// second after it landed, where the last card may show at once.
+const CallDelayMS = 1000
 
 // StoneWaitMS is how long the loop waits for a card's stone to move
 // before it assumes the move the rules make: the camera may see a stone
