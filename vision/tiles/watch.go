@@ -318,17 +318,31 @@ func (w *Watcher) update(tMS int64) {
 			if l.kind == lookHidden || l == ft.believed || tMS-ft.candSince < w.cfg.StableMS {
 				continue
 			}
-			ft.believed = l
-			delete(w.halves, f)
-			delete(w.orphans, f)
-			delete(w.jokers, f)
-			switch {
-			case l.kind == lookCard && l != w.expected(f):
-				w.halves[f] = tMS
-			case l.kind == lookJoker && w.content[y][x].kind != lookJoker:
-				w.jokers[f] = tMS
-			}
+			w.takeLook(f, l, tMS)
 		}
+	}
+}
+
+// takeLook believes look l on f from tMS on. A new card half keeps the
+// time it was first seen while its colour stays: only its open side was
+// misread a moment (a hand or a stone beside it), and which card came
+// first goes by that time.
+func (w *Watcher) takeLook(f tiles.Field, l look, tMS int64) {
+	ft := &w.fields[f.Y][f.X]
+	was := ft.believed
+	t0, half := w.halves[f]
+	ft.believed = l
+	delete(w.halves, f)
+	delete(w.orphans, f)
+	delete(w.jokers, f)
+	switch {
+	case l.kind == lookCard && l != w.expected(f):
+		w.halves[f] = tMS
+		if half && was.kind == lookCard && was.colour == l.colour {
+			w.halves[f] = t0
+		}
+	case l.kind == lookJoker && w.content[f.Y][f.X].kind != lookJoker:
+		w.jokers[f] = tMS
 	}
 }
 

@@ -995,6 +995,33 @@ func TestTilesVision_T2d_CardSeenFirstReportedFirst(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeen: a new card half whose
+// open side is misread a moment (the next player's hand beside it) is
+// still the half seen first, and its card goes by that time; the card seen
+// whole later came first (dev 970: reported 1.3 s after the card laid at
+// its stone, then judged second, that card was called T2d). A half of
+// another colour is another card, new from then on.
+func TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeen(t *testing.T) {
+	f, g := tiles.Field{X: 3, Y: 1}, tiles.Field{X: 4, Y: 1}
+	w := boardSeen(12, classColour[pxGreen])
+	red := classColour[pxRed]
+	w.takeLook(f, look{kind: lookCard, colour: red, open: sideTo(f, g)}, 1000)
+	w.takeLook(f, look{kind: lookCard, colour: red, open: sideTo(f, tiles.Field{X: 3, Y: 2})}, 2600)
+	w.takeLook(f, look{kind: lookCard, colour: red, open: sideTo(f, g)}, 3000)
+	if got := w.halves[f]; got != 1000 {
+		t.Fatalf("half first seen at %d ms, want 1000", got)
+	}
+	w.takeLook(g, look{kind: lookCard, colour: classColour[pxBlue], open: sideTo(g, f)}, 3000)
+	w.pairHalves(3000)
+	if len(w.items) != 1 || w.items[0].seen != 1000 {
+		t.Fatalf("items %v, want one card first seen at 1000 ms", w.items)
+	}
+	w.takeLook(f, look{kind: lookCard, colour: classColour[pxYellow], open: sideTo(f, g)}, 4000)
+	if got := w.halves[f]; got != 4000 {
+		t.Errorf("half of another colour first seen at %d ms, want 4000", got)
+	}
+}
+
 // TestTilesVision_T3a_CardWaitsForAHalfSeenBeforeIt: a card seen whole
 // with no stone on it waits while a new card half near it, seen clearly
 // earlier, is not paired yet (a hand hid that card's other half), if that
