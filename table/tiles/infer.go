@@ -311,6 +311,7 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 		if w.under(o) {
 			if w.held && (l.seenAfterHeld(i, o.Stone) || l.rulesPutFirst(i, o)) {
 				w.stone = &o // given with its card, in the order seen or the rules' (release)
+				l.behindEarlierMoves(i)
 				return true
 			}
 			l.passedOver(i, o)
@@ -327,6 +328,22 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 		l.assumed[o.Stone-1] = nil
 	}
 	return false
+}
+
+// behindEarlierMoves puts the held i-th card, its stone's move just seen,
+// after the held cards that stone was seen moving onto before: the camera
+// saw its way, card by card, in the order they were laid.
+func (l *Loop) behindEarlierMoves(i int) {
+	w := l.waiting[i]
+	last := -1
+	for j := i + 1; j < len(l.waiting); j++ {
+		if x := l.waiting[j]; x.held && x.stone != nil && x.stone.Stone == w.stone.Stone {
+			last = j
+		}
+	}
+	if last > i {
+		l.waiting = slices.Insert(slices.Delete(l.waiting, i, i+1), last, w)
+	}
 }
 
 // wentOverItsCard settles, with the move the rules make, the card a
@@ -1057,9 +1074,12 @@ func (l *Loop) tick(tMS int64) {
 		if i < 0 {
 			return
 		}
-		w := l.waiting[i]
-		l.waiting = slices.Delete(l.waiting, i, i+1)
-		l.settle(w, nil)
+		// the cards before it go first: they were laid before it
+		ws := slices.Clone(l.waiting[:i+1])
+		l.waiting = slices.Delete(l.waiting, 0, i+1)
+		for _, w := range ws {
+			l.settle(w, nil)
+		}
 		l.release()
 	}
 }
