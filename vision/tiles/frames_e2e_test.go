@@ -130,6 +130,7 @@ func TestTilesVision_T4_JokerFrameRead(t *testing.T) {
 // styles) rendered as a camera sees them, through JPEG.
 func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 	read, cards := map[tiles.Frame]int{}, map[tiles.Frame]int{}
+	inner := map[tiles.Frame][]float64{}
 	// 101-106, 3 rounds, were not looked at before; 706's second round
 	// has two dotted cards far from the camera that read almost plain
 	// (the gaps were added for them): all of 706's must be read
@@ -152,7 +153,17 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 				}
 				want := frameOf[c.player]
 				cards[want]++
-				switch r := w.readStyle(w.cardPiece(f, g), 0, 0, 0); r.style {
+				r := w.readStyle(w.cardPiece(f, g), 0, 0, 0)
+				// only a double frame has ink on its inner line
+				pts := w.zonePoints(w.cardPiece(f, g), 0, 0, 0)
+				againstColour(pts)
+				ts := templates[[2]float64{cardHX, cardHY}]
+				in := innerInk(pts, ts[0], ts[1], r.pose[0])
+				inner[want] = append(inner[want], in)
+				if want != tiles.Double && in >= minDoubleInner {
+					t.Errorf("seed %d round %d: %s's %s card on %v-%v: %.2f of its outer line's ink on the inner line, as a double frame's", seed, e.Round, c.player, want, f, g, in)
+				}
+				switch r.style {
 				case want:
 					read[want]++
 				case "":
@@ -170,6 +181,10 @@ func TestTilesVision_T1_CardFramesReadOrUnsure(t *testing.T) {
 		mat.Close()
 	}
 	t.Logf("cards read by style: %v of %v", read, cards)
+	for f, in := range inner {
+		slices.Sort(in)
+		t.Logf("%s: inner line ink from %.2f to %.2f", f, in[0], in[len(in)-1])
+	}
 	for f, n := range cards {
 		if n < 50 || read[f] < n*98/100 {
 			t.Errorf("%s: %d of %d cards read, want at least 98%% of at least 50", f, read[f], n)

@@ -163,10 +163,11 @@ type styleRead struct {
 	n     int // points compared
 	pose  [len(styles)][3]float64
 	gaps  float64 // plain or dashed, close: the gaps' ink (gapInk), else 0
+	inner float64 // double first but unclear: its inner line's ink (innerInk), else 0
 }
 
 func (r styleRead) String() string {
-	return fmt.Sprintf("plain %.2f double %.2f dashed %.2f dotted %.2f (%d points, poses %v, gaps %.2f) -> %q", r.score[0], r.score[1], r.score[2], r.score[3], r.n, r.pose, r.gaps, r.style)
+	return fmt.Sprintf("plain %.2f double %.2f dashed %.2f dotted %.2f (%d points, poses %v, gaps %.2f, inner %.2f) -> %q", r.score[0], r.score[1], r.score[2], r.score[3], r.n, r.pose, r.gaps, r.inner, r.style)
 }
 
 // Thresholds of a clear read.
@@ -205,10 +206,18 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 			second = k
 		}
 	}
+	clear := r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin
 	switch {
-	case r.score[first] < minScore:
-	case r.score[first]-r.score[second] >= minMargin:
+	case clear:
 		r.style = styles[first]
+	case styles[first] == tiles.Double:
+		// Double first, unclear (an edge of the board or of a part, a
+		// stone masked): no other style has ink on its inner line.
+		ts := templates[[2]float64{p.hx, p.hy}]
+		if r.inner = innerInk(pts, ts[0], ts[1], r.pose[0]); r.inner >= minDoubleInner {
+			r.style = tiles.Double
+		}
+	case r.score[first] < minScore:
 	case min(first, second) == 0 && max(first, second) >= 2:
 		// Plain, and dashed or dotted: a joker's short gaps between
 		// dashes, or dots blurred far from the camera, match almost
@@ -226,6 +235,11 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	}
 	return r
 }
+
+// minDoubleInner is the least ink on the inner line of a double frame
+// (innerInk) that reads it as double when its match alone is unclear: a
+// plain, dashed or dotted frame has none there.
+const minDoubleInner = 0.5
 
 // How much ink a broken frame's gaps (between dashes or dots) hold,
 // against its marks: they show the colour (the blur leaves some ink),
@@ -262,6 +276,44 @@ func gapInk(pts []obsPoint, pl, bt *template, pose [3]float64) float64 {
 		}
 	}
 	if n[0] < 20 || n[1] < 20 || n[2] < 10 {
+		return -1
+	}
+	bg := sum[0] / float64(n[0])
+	mark := sum[1]/float64(n[1]) - bg
+	if mark <= 0.05 {
+		return -1
+	}
+	return (sum[2]/float64(n[2]) - bg) / mark
+}
+
+// innerInk measures the darkness on the double template db's inner line,
+// where the plain template pl has no ink, against the darkness where both
+// have (the outer line), both over the background's (where neither has),
+// with the templates at pose (the plain one's: centred on any frame):
+// about 1 for a double frame, 0 for another; -1 when too few points.
+func innerInk(pts []obsPoint, pl, db *template, pose [3]float64) float64 {
+	ca, sa := math.Cos(pose[2]*math.Pi/180), math.Sin(pose[2]*math.Pi/180)
+	var sum [3]float64
+	var n [3]int
+	for _, p := range pts {
+		x, y := float64(p.x)-pose[0], float64(p.y)-pose[1]
+		qx, qy := ca*x+sa*y, -sa*x+ca*y
+		tp, td := pl.at(qx, qy), db.at(qx, qy)
+		k := -1
+		switch {
+		case tp < 0.1 && td < 0.1:
+			k = 0 // background
+		case tp > 0.4 && td > 0.4:
+			k = 1 // the outer line
+		case td > 0.4 && tp < 0.1:
+			k = 2 // the inner line
+		}
+		if k >= 0 {
+			sum[k] += float64(p.dark)
+			n[k]++
+		}
+	}
+	if n[0] < 20 || n[1] < 20 || n[2] < 20 {
 		return -1
 	}
 	bg := sum[0] / float64(n[0])

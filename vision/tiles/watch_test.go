@@ -1338,3 +1338,30 @@ func TestTilesVision_T5a_HalfSeenLongAfterItsOtherHalfMakesALateCard(t *testing.
 		}
 	}
 }
+
+// TestTilesVision_T1_OnlyADoubleFrameHasInkOnItsInnerLine: a card's frame
+// zone printed in each style, whole or cut off along one long side (a
+// board's edge), has ink on the double frame's inner line only when it is
+// double (innerInk): an unclear double match is read on that alone.
+func TestTilesVision_T1_OnlyADoubleFrameHasInkOnItsInnerLine(t *testing.T) {
+	buildTemplates()
+	ts := templates[[2]float64{cardHX, cardHY}]
+	for k, st := range styles {
+		for _, cut := range []bool{false, true} {
+			var pts []obsPoint
+			for y := -cardHY; y <= cardHY; y += obsStep {
+				for x := -cardHX; x <= cardHX; x += obsStep {
+					if d := sdRoundRect(x, y, cardHX, cardHY, cornerR); d > 0 || d < -zoneDepth || cut && y < -cardHY/2 {
+						continue
+					}
+					pts = append(pts, obsPoint{x: float32(x), y: float32(y), dark: -(220 - 180*ts[k].at(x, y))}) // negated brightness
+				}
+			}
+			againstColour(pts)
+			in := innerInk(pts, ts[0], ts[1], [3]float64{})
+			if (in >= minDoubleInner) != (st == tiles.Double) {
+				t.Errorf("%s frame (cut %v): %.2f of the outer line's ink on the inner line", st, cut, in)
+			}
+		}
+	}
+}
