@@ -579,11 +579,6 @@ func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
 	return out
 }
 
-// maxLagCost bounds what a relocation's lag adds to its cost (moveCost):
-// one stone onto its card by the rules and another relocated stays
-// likelier than both relocated, however late the relocation was seen.
-const maxLagCost = 4
-
 // moveCost is how unlikely stone i's move onto f is: 0 by the rules,
 // 1 a wrong move or play, more for a relocation (T3b).
 func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
@@ -610,10 +605,8 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 		}
 	}
 	// A stone moving onto a card away from its field relocates (T3b):
-	// it was blocked, and it is taken up as soon as the card is down. How
-	// soon tells relocations apart, but a hand may hide the card or the
-	// stone's field a while: the lag costs no more than maxLagCost.
-	c := 1 + min(int(math.Abs(float64(w.goneSince[i]-w.cardSeen(f, tMS)-100))/50), maxLagCost)
+	// it was blocked, and it is taken up as soon as the card is down.
+	c := 1 + int(math.Abs(float64(w.goneSince[i]-w.cardSeen(f, tMS)-100))/50)
 	if !w.blocked(a) {
 		c += 10
 	}
