@@ -3,7 +3,6 @@ package tiles
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"gocv.io/x/gocv"
@@ -107,6 +106,7 @@ type Watcher struct {
 	cameSince map[tiles.Field]int64 // stones seen on a new field, since
 	glimpses  map[tiles.Field]int64 // a stone seen there, matched to no move, left then
 	arrived   [tiles.Stones]int64   // when each stone was first seen where its last move took it (0: none yet)
+	inSight   [tiles.Stones]int64   // when each stone was last in sight on its field (0: not yet)
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
@@ -241,6 +241,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.cameSince)
 	clear(w.glimpses)
 	w.arrived = [tiles.Stones]int64{}
+	w.inSight = [tiles.Stones]int64{}
 	w.pairs = nil
 	w.items = nil
 	w.unowned = nil
@@ -429,6 +430,9 @@ func (w *Watcher) matchStones(tMS int64) {
 	var gone []int
 	for i, f := range w.stones {
 		if w.believed(f).stone() {
+			if w.fields[f.Y][f.X].cand.stone() {
+				w.inSight[i] = tMS
+			}
 			delete(w.goneSince, i)
 			continue
 		}
@@ -525,6 +529,7 @@ func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64)
 			w.fields[a.Y][a.X].believed = w.expected(a)
 		}
 		w.stones[i] = f
+		w.inSight[i] = tMS
 		w.arrived[i] = max(w.cameSince[f], 1)
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
@@ -606,11 +611,29 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 	}
 	// A stone moving onto a card away from its field relocates (T3b):
 	// it was blocked, and it is taken up as soon as the card is down.
-	c := 1 + int(math.Abs(float64(w.goneSince[i]-w.cardSeen(f, tMS)-100))/50)
+	c := 1 + int(w.leftLag(i, w.cardSeen(f, tMS)+100)/50)
 	if !w.blocked(a) {
 		c += 10
 	}
 	return c
+}
+
+// leftLag is how far t lies from when stone i may have left its field:
+// after it was last in sight there (a hand may have hidden it since),
+// and no later than it was seen gone.
+func (w *Watcher) leftLag(i int, t int64) int64 {
+	hi := w.goneSince[i]
+	lo := hi
+	if w.inSight[i] > 0 {
+		lo = min(w.inSight[i], hi)
+	}
+	switch {
+	case t < lo:
+		return lo - t
+	case t > hi:
+		return t - hi
+	}
+	return 0
 }
 
 // stonesBack finds stones that left their field and came back to it

@@ -1093,6 +1093,33 @@ func TestTilesVision_T3b_TwoRelocationsAreNoCornerWay(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3b_RelocationTimedFromWhenTheStoneWasLastInSight: two
+// stones leave their fields and show on two new cards, one beside the
+// first stone's field (onto its farther colour, by the rules), one far
+// from both (a relocation, T3b). The relocation's card showed 0.9 s before
+// its stone was seen gone, but a hand hid that stone's field from before
+// the card showed: it may have left at once. The first stone went onto the
+// card beside it and the other was relocated, not both crosswise (dev 1005:
+// a false T3a on each stone, and every call at them after).
+func TestTilesVision_T3b_RelocationTimedFromWhenTheStoneWasLastInSight(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	w := boardSeen(12, classColour[pxGreen]) // one colour: every stone blocked
+	w.stones = [tiles.Stones]tiles.Field{f(9, 1), f(0, 6), f(4, 2), f(7, 10)}
+	half := func(h, to tiles.Field, seen int64) {
+		w.believe(h, look{kind: lookCard, colour: classColour[pxGreen], open: sideTo(h, to)})
+		w.halves[h] = seen
+	}
+	half(f(10, 1), f(11, 1), 2300) // by the rules from (9,1)
+	half(f(10, 9), f(9, 9), 1500)  // the relocation
+	w.inSight[0], w.goneSince[0] = 1990, 2000
+	w.inSight[3], w.goneSince[3] = 1400, 2400 // hidden from 1400 on
+	w.cameSince[f(11, 1)], w.cameSince[f(9, 9)] = 2500, 2500
+	w.pairMoves([]int{0, 3}, []tiles.Field{f(11, 1), f(9, 9)}, 2, 5000)
+	if got := movedTo(w); got[0] != f(11, 1) || got[3] != f(9, 9) {
+		t.Errorf("moves %v, want stone 1 onto (11,1), stone 4 onto (9,9)", got)
+	}
+}
+
 // TestTilesVision_T4_CardBesideAWaitingJokerWaits: a card seen whole
 // beside a joker seen with it, whose stone has not come yet, is held
 // back: the stone goes over the joker onto the card, which is judged
