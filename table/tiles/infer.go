@@ -330,20 +330,25 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	return false
 }
 
-// behindEarlierMoves puts the held i-th card, its stone's move just seen,
-// after the held cards that stone was seen moving onto before: the camera
-// saw its way, card by card, in the order they were laid.
+// behindEarlierMoves puts the held cards that the stone of the held i-th
+// card (its move just seen) was seen moving onto before, after i, just
+// before it, in their order: the camera saw its way, card by card, in the
+// order they were laid.
 func (l *Loop) behindEarlierMoves(i int) {
 	w := l.waiting[i]
-	last := -1
-	for j := i + 1; j < len(l.waiting); j++ {
-		if x := l.waiting[j]; x.held && x.stone != nil && x.stone.Stone == w.stone.Stone {
-			last = j
+	var before, rest []*waiting
+	for _, x := range l.waiting[i+1:] {
+		if x.held && x.stone != nil && x.stone.Stone == w.stone.Stone {
+			before = append(before, x)
+		} else {
+			rest = append(rest, x)
 		}
 	}
-	if last > i {
-		l.waiting = slices.Insert(slices.Delete(l.waiting, i, i+1), last, w)
+	if len(before) == 0 {
+		return
 	}
+	ws := append(slices.Clone(l.waiting[:i]), before...)
+	l.waiting = append(append(ws, w), rest...)
 }
 
 // wentOverItsCard settles, with the move the rules make, the card a
@@ -1074,13 +1079,34 @@ func (l *Loop) tick(tMS int64) {
 		if i < 0 {
 			return
 		}
-		// the cards before it go first: they were laid before it
-		ws := slices.Clone(l.waiting[:i+1])
-		l.waiting = slices.Delete(l.waiting, 0, i+1)
-		for _, w := range ws {
-			l.settle(w, nil)
-		}
+		l.settleWaitedOut(i)
 		l.release()
+	}
+}
+
+// settleWaitedOut settles the i-th waiting card, which has waited
+// StoneWaitMS, and first the held cards before it that lie near it and
+// wait for nothing but their order (their stone's move seen): they were
+// laid before it.
+func (l *Loop) settleWaitedOut(i int) {
+	w := l.waiting[i]
+	var first []*waiting
+	rest := []*waiting{}
+	for _, x := range l.waiting[:i] {
+		if x.held && x.stone != nil && x.touches(w.card.Fields) {
+			first = append(first, x)
+		} else {
+			rest = append(rest, x)
+		}
+	}
+	l.waiting = append(rest, l.waiting[i+1:]...)
+	order := append(first, w)
+	for k, x := range order {
+		if l.finisher != nil { // a last card among them: the rest wait for the stop
+			l.waiting = append(slices.Clone(order[k:]), l.waiting...)
+			return
+		}
+		l.settle(x, nil)
 	}
 }
 

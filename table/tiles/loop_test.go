@@ -1911,3 +1911,77 @@ func TestLoop_T3b_CardsHeldBeforeOneWaitedOutGoFirst(t *testing.T) {
 	}
 	t.Fatal("no simulated round without wrong plays has a card laid at a relocated stone at once")
 }
+
+// cardBesideTwo finds a legal lay of player beside stones a and b (both),
+// laid at a, and the field a goes onto.
+func cardBesideTwo(t *testing.T, ref *tiles.Referee, player string, a, b int) (tiles.Lay, tiles.Field) {
+	t.Helper()
+	tb := ref.Table()
+	for c1 := tiles.Colour(1); c1 <= 4; c1++ {
+		for c2 := tiles.Colour(1); c2 <= 4; c2++ {
+			for _, l := range tb.Lays(player, 0, [2]tiles.Colour{c1, c2}) {
+				by := stonesBeside(ref.State().Stones, l.Fields[:])
+				if l.Stone == a && slices.Contains(by, a) && slices.Contains(by, b) {
+					j, _ := tb.CheckLay(l)
+					return l, j.StoneTo
+				}
+			}
+		}
+	}
+	t.Fatalf("no lay beside stones %d and %d", a, b)
+	return tiles.Lay{}, tiles.Field{}
+}
+
+// TestLoop_T3a_CardReportedLateKeepsItsOwnWait: a card the camera saw
+// first but reported 4.8 s later (its frame read late) goes before a card
+// held since; when the held one has waited StoneWaitMS, the late one, far
+// from it, still waits for its stone's move: nothing is assumed for it,
+// its stone's move seen then is judged, and nothing is called.
+func TestLoop_T3a_CardReportedLateKeepsItsOwnWait(t *testing.T) {
+	l, ref, vs := twoPlayerRoundWith(t, []tiles.Field{{X: 2, Y: 2}, {X: 4, Y: 2}, {X: 8, Y: 5}, {X: 10, Y: 5}})
+	held, _ := cardBesideTwo(t, ref, "P2", 1, 2)
+	late, to := cardBesideTwo(t, ref, "P1", 4, 3)
+	l.tick(1000)
+	h := seenLay(1000, held)
+	h.SeenMS = 1000
+	l.apply([]tiles.Observation{h})
+	l.tick(3000)
+	l.tick(5800)
+	o := seenLay(5800, late)
+	o.SeenMS = 500
+	l.apply([]tiles.Observation{o})
+	l.tick(6000)
+	l.tick(6300)
+	l.apply([]tiles.Observation{seenStone(6300, 4, to)})
+	l.tick(6300 + StoneWaitMS + 100)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+		}
+	}
+	if at := ref.State().Stones[3].At; at != to {
+		t.Errorf("stone 4 on %v, want %v (the move seen)", at, to)
+	}
+}
+
+// TestLoop_T3b_CardsAStoneWentOverFirstGoJustBeforeIt: a stone's move
+// seen onto a held card puts the held cards it was seen moving onto
+// before just before that card, and leaves a card held between them,
+// seen after the first, where it was.
+func TestLoop_T3b_CardsAStoneWentOverFirstGoJustBeforeIt(t *testing.T) {
+	l, _, _ := twoPlayerRound(t)
+	move := func() *tiles.Observation { o := seenStone(1000, 1, tiles.Field{X: 1, Y: 1}); return &o }
+	card := func(name string, seen int64, stone *tiles.Observation) *waiting {
+		return &waiting{card: tiles.Observation{Kind: tiles.ObsLay, Player: name, SeenMS: seen}, held: true, stone: stone}
+	}
+	w, a, x := card("W", 1000, move()), card("A", 1500, nil), card("X", 1600, move())
+	l.waiting = []*waiting{w, a, x}
+	l.behindEarlierMoves(0)
+	var got []string
+	for _, h := range l.waiting {
+		got = append(got, h.card.Player)
+	}
+	if !slices.Equal(got, []string{"X", "W", "A"}) {
+		t.Errorf("order %v, want [X W A]", got)
+	}
+}
