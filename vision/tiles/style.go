@@ -210,9 +210,10 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	switch {
 	case clear:
 		r.style = styles[first]
-	case styles[first] == tiles.Double:
-		// Double first, unclear (an edge of the board or of a part, a
-		// stone masked): no other style has ink on its inner line.
+	case styles[first] == tiles.Double && r.score[first] >= minScore:
+		// Double first, but another close (an edge of the board or of a
+		// part, a stone masked): no other style has ink on its inner
+		// line. (Below minScore the ink there is as unsure as the match.)
 		ts := templates[[2]float64{p.hx, p.hy}]
 		if r.inner = innerInk(pts, ts[0], ts[1], r.pose[0]); r.inner >= minDoubleInner {
 			r.style = tiles.Double
@@ -237,8 +238,9 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 }
 
 // minDoubleInner is the least ink on the inner line of a double frame
-// (innerInk) that reads it as double when its match alone is unclear: a
-// plain, dashed or dotted frame has none there.
+// (innerInk) that reads it as double when its match scores minScore but
+// another style comes close: a plain, dashed or dotted frame has none
+// there.
 const minDoubleInner = 0.5
 
 // How much ink a broken frame's gaps (between dashes or dots) hold,
