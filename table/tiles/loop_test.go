@@ -1815,58 +1815,39 @@ func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T
 // scored as the simulator did (dev 975: judged the other way, the stone
 // was left on the relocation, and a legal card after it was called T2d).
 func TestLoop_T3b_CardsJudgedInTheOrderTheirStoneWentOver(t *testing.T) {
-	for _, players := range []int{3, 4} {
-		for seed := uint64(1); seed <= 200; seed++ {
-			res, events, clean := cleanRound(t, players, seed)
-			if !clean {
-				continue
-			}
-			l, ref, vs := simLoop(t, players, res.Settings)
-			r, n := -1, -1
-			for i := 0; i < len(events); i++ {
-				e := events[i]
-				l.tick(e.TimeMS)
-				if r < 0 && e.Kind == tilesim.EvLay && e.StoneTo != nil && len(stonesBeside(ref.State().Stones, e.Fields)) == 0 &&
-					i+1 < len(events) && events[i+1].Kind == tilesim.EvLay && events[i+1].Stone == e.Stone && events[i+1].TimeMS-e.TimeMS < 500 {
-					r, n = i, i+1
-					next, reloc := cameraSaw(events[n], events[n].TimeMS), cameraSaw(e, events[n].TimeMS)
-					reloc[0].SeenMS = next[0].SeenMS
-					l.tick(events[n].TimeMS)
-					l.apply([]tiles.Observation{next[0], reloc[0]})
-					l.tick(events[n].TimeMS + 1000)
-					l.apply([]tiles.Observation{reloc[1], next[1]})
-					i++
-					continue
-				}
-				l.apply(cameraSaw(e, e.TimeMS))
-			}
-			l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
-			l.Close()
-			if r < 0 {
-				continue
-			}
-			var order []string
-			for _, v := range *vs {
-				if v.Obs.Kind == tiles.ObsLay && v.Obs.SeenMS == events[n].TimeMS {
-					order = append(order, v.Obs.Player)
-				}
-			}
-			if want := []string{events[r].Player, events[n].Player}; !slices.Equal(order, want) {
-				t.Errorf("%d players, seed %d: cards judged in the order %v, want %v (the stone's way)", players, seed, order, want)
-			}
-			scoredAsSimulated(t, seed, *vs, ref, res)
-			return
-		}
-	}
-	t.Fatal("no simulated round without wrong plays has a card laid at a relocated stone at once")
+	relocationThenNext(t, func(l *Loop, reloc, next tilesim.Event) {
+		n, r := cameraSaw(next, next.TimeMS), cameraSaw(reloc, next.TimeMS)
+		r[0].SeenMS = n[0].SeenMS
+		l.tick(next.TimeMS)
+		l.apply([]tiles.Observation{n[0], r[0]})
+		l.tick(next.TimeMS + 1000)
+		l.apply([]tiles.Observation{r[1], n[1]})
+	})
 }
 
 // TestLoop_T3b_CardsHeldBeforeOneWaitedOutGoFirst: two cards wait, the
-// second reported first; when the second has waited StoneWaitMS it goes
-// to the referee, and the card before it goes first: it was laid before
-// (dev 975: the relocation, reported a moment later, went second and the
-// stone was left on it).
+// second reported first, each with its stone's move seen; when the second
+// has waited StoneWaitMS it goes to the referee, and the card before it
+// goes first: it was laid before (dev 975: the relocation, reported a
+// moment later, went second and the stone was left on it).
 func TestLoop_T3b_CardsHeldBeforeOneWaitedOutGoFirst(t *testing.T) {
+	relocationThenNext(t, func(l *Loop, reloc, next tilesim.Event) {
+		r, n := cameraSaw(reloc, next.TimeMS), cameraSaw(next, next.TimeMS)
+		l.waiting = []*waiting{
+			{card: r[0], since: next.TimeMS + 100, grace: next.TimeMS + 100 + OrderGraceMS, held: true, stone: &r[1]},
+			{card: n[0], since: next.TimeMS, grace: next.TimeMS + OrderGraceMS, held: true, stone: &n[1]},
+		}
+		l.tick(next.TimeMS + StoneWaitMS)
+	})
+}
+
+// relocationThenNext runs clean simulated 3-player rounds through a loop
+// until one relocates a blocked stone (T3b) with the next card laid at
+// that stone within 0.5 s; seen gives the loop those two cards as the
+// test's camera saw them. The two must be judged in the order laid, and
+// the round scored as the simulator did.
+func relocationThenNext(t *testing.T, seen func(l *Loop, reloc, next tilesim.Event)) {
+	t.Helper()
 	for seed := uint64(1); seed <= 200; seed++ {
 		res, events, clean := cleanRound(t, 3, seed)
 		if !clean {
@@ -1880,13 +1861,7 @@ func TestLoop_T3b_CardsHeldBeforeOneWaitedOutGoFirst(t *testing.T) {
 			if r < 0 && e.Kind == tilesim.EvLay && e.StoneTo != nil && len(stonesBeside(ref.State().Stones, e.Fields)) == 0 &&
 				i+1 < len(events) && events[i+1].Kind == tilesim.EvLay && events[i+1].Stone == e.Stone && events[i+1].TimeMS-e.TimeMS < 500 {
 				r = i
-				t0 := events[i+1].TimeMS
-				reloc, next := cameraSaw(e, t0), cameraSaw(events[i+1], t0)
-				l.waiting = []*waiting{
-					{card: reloc[0], since: t0 + 100, grace: t0 + 100 + OrderGraceMS, held: true, stone: &reloc[1]},
-					{card: next[0], since: t0, grace: t0 + OrderGraceMS, held: true, stone: &next[1]},
-				}
-				l.tick(t0 + StoneWaitMS)
+				seen(l, e, events[i+1])
 				i++
 				continue
 			}
@@ -1904,7 +1879,7 @@ func TestLoop_T3b_CardsHeldBeforeOneWaitedOutGoFirst(t *testing.T) {
 			}
 		}
 		if want := []string{events[r].Player, events[r+1].Player}; !slices.Equal(order, want) {
-			t.Errorf("seed %d: cards judged in the order %v, want %v (the order held)", seed, order, want)
+			t.Errorf("seed %d: cards judged in the order %v, want %v", seed, order, want)
 		}
 		scoredAsSimulated(t, seed, *vs, ref, res)
 		return

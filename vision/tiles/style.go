@@ -256,36 +256,17 @@ const (
 // over the background's, where the plain template pl has no ink); -1
 // when too few points.
 func gapInk(pts []obsPoint, pl, bt *template, pose [3]float64) float64 {
-	ca, sa := math.Cos(pose[2]*math.Pi/180), math.Sin(pose[2]*math.Pi/180)
-	var sum [3]float64
-	var n [3]int
-	for _, p := range pts {
-		x, y := float64(p.x)-pose[0], float64(p.y)-pose[1]
-		qx, qy := ca*x+sa*y, -sa*x+ca*y
-		tp, td := pl.at(qx, qy), bt.at(qx, qy)
-		k := -1
+	return inkRatio(pts, pl, bt, pose, 10, func(tp, td float32) int {
 		switch {
 		case tp < 0.05:
-			k = 0 // background
+			return 0 // background
 		case tp > 0.6 && td > 0.6:
-			k = 1 // a mark
+			return 1 // a mark
 		case tp > 0.6 && td < 0.25:
-			k = 2 // a gap's middle
+			return 2 // a gap's middle
 		}
-		if k >= 0 {
-			sum[k] += float64(p.dark)
-			n[k]++
-		}
-	}
-	if n[0] < 20 || n[1] < 20 || n[2] < 10 {
 		return -1
-	}
-	bg := sum[0] / float64(n[0])
-	mark := sum[1]/float64(n[1]) - bg
-	if mark <= 0.05 {
-		return -1
-	}
-	return (sum[2]/float64(n[2]) - bg) / mark
+	})
 }
 
 // innerInk measures the darkness on the double template db's inner line,
@@ -294,28 +275,36 @@ func gapInk(pts []obsPoint, pl, bt *template, pose [3]float64) float64 {
 // with the templates at pose (the plain one's: centred on any frame):
 // about 1 for a double frame, 0 for another; -1 when too few points.
 func innerInk(pts []obsPoint, pl, db *template, pose [3]float64) float64 {
+	return inkRatio(pts, pl, db, pose, 20, func(tp, td float32) int {
+		switch {
+		case tp < 0.1 && td < 0.1:
+			return 0 // background
+		case tp > 0.4 && td > 0.4:
+			return 1 // the outer line
+		case td > 0.4 && tp < 0.1:
+			return 2 // the inner line
+		}
+		return -1
+	})
+}
+
+// inkRatio sorts the points by region (0 background, 1 ink, 2 the part
+// measured, -1 none) from templates a and b at pose, and returns the
+// darkness on region 2 against that on region 1, both over region 0's;
+// -1 with fewer than 20 points in region 0 or 1, or minMeasured in 2.
+func inkRatio(pts []obsPoint, a, b *template, pose [3]float64, minMeasured int, region func(ta, tb float32) int) float64 {
 	ca, sa := math.Cos(pose[2]*math.Pi/180), math.Sin(pose[2]*math.Pi/180)
 	var sum [3]float64
 	var n [3]int
 	for _, p := range pts {
 		x, y := float64(p.x)-pose[0], float64(p.y)-pose[1]
 		qx, qy := ca*x+sa*y, -sa*x+ca*y
-		tp, td := pl.at(qx, qy), db.at(qx, qy)
-		k := -1
-		switch {
-		case tp < 0.1 && td < 0.1:
-			k = 0 // background
-		case tp > 0.4 && td > 0.4:
-			k = 1 // the outer line
-		case td > 0.4 && tp < 0.1:
-			k = 2 // the inner line
-		}
-		if k >= 0 {
+		if k := region(a.at(qx, qy), b.at(qx, qy)); k >= 0 {
 			sum[k] += float64(p.dark)
 			n[k]++
 		}
 	}
-	if n[0] < 20 || n[1] < 20 || n[2] < 20 {
+	if n[0] < 20 || n[1] < 20 || n[2] < minMeasured {
 		return -1
 	}
 	bg := sum[0] / float64(n[0])
