@@ -1090,8 +1090,7 @@ func (l *Loop) tick(tMS int64) {
 // laid before it.
 func (l *Loop) settleWaitedOut(i int) {
 	w := l.waiting[i]
-	var first []*waiting
-	rest := []*waiting{}
+	var first, rest []*waiting
 	for _, x := range l.waiting[:i] {
 		if x.held && x.stone != nil && x.touches(w.card.Fields) {
 			first = append(first, x)

@@ -163,7 +163,7 @@ type styleRead struct {
 	n     int // points compared
 	pose  [len(styles)][3]float64
 	gaps  float64 // plain or dashed, close: the gaps' ink (gapInk), else 0
-	inner float64 // double first but unclear: its inner line's ink (innerInk), else 0
+	inner float64 // double first over minScore, another close: its inner line's ink (innerInk), else 0
 }
 
 func (r styleRead) String() string {
@@ -206,9 +206,9 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 			second = k
 		}
 	}
-	clear := r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin
+	sure := r.score[first] >= minScore && r.score[first]-r.score[second] >= minMargin
 	switch {
-	case clear:
+	case sure:
 		r.style = styles[first]
 	case styles[first] == tiles.Double && r.score[first] >= minScore:
 		// Double first, but another close (an edge of the board or of a
