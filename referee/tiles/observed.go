@@ -306,14 +306,16 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 	}
 	return v, func() {
 		g.table.ApplyLay(l, j)
+		s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS}
 		switch {
 		case j.Violation != nil && ((j.Stone == 0 && j.Violation.Rule == T2b) || j.Violation.Rule == T2d):
-			s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, fault: *j.Violation, corner: j.Stone}
-			g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
+			s.fault, s.corner = *j.Violation, j.Stone
 		case o.SeenLate && j.Violation == nil: // its stone may not have moved yet
-			s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, late: true}
-			g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
+			s.late = true
+		default:
+			return
 		}
+		g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
 	}, nil
 }
 
