@@ -1097,14 +1097,21 @@ func (w *Watcher) otherStoneMoving(a tiles.Field) bool {
 	return false
 }
 
-// coveredPieces adds to pieces the cards the card on p and to covers: a
-// new half open towards one of its fields, never paired, whose other half
-// that card hid as it came down (T2c). The stone stood on the half seen.
+// coveredPieces adds to pieces the cards the card on p and to, or a card
+// among pieces, covers: a new half open towards one of its fields, never
+// paired, whose other half that card hid as it came down (T2c). The stone
+// stood on the half seen, before the card that covers it (coveredFirst).
 func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
+	covering := []tiles.Field{p, to}
+	for _, c := range pieces {
+		if !c.joker {
+			covering = append(covering, c.card[0], c.card[1])
+		}
+	}
 	n := len(pieces)
 	for f, t0 := range w.halves {
-		if o := w.believed(f).open; o >= 0 && f != p && f != to {
-			if g := step(f, o); g == p || g == to {
+		if o := w.believed(f).open; o >= 0 && !slices.Contains(covering, f) {
+			if g := step(f, o); slices.Contains(covering, g) {
 				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, covered: true, t: t0, first: t0})
 			}
 		}
@@ -1113,6 +1120,21 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
 		slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
 	}
 	return pieces
+}
+
+// coveredFirst reports whether every covered card on way wy comes before
+// the card that covers it: a later stop's card, or the card on p and to.
+func coveredFirst(wy []via, p, to tiles.Field) bool {
+	for i, v := range wy {
+		if !v.covered {
+			continue
+		}
+		g := v.card[1]
+		if g != p && g != to && !slices.ContainsFunc(wy[i+1:], func(x via) bool { return !x.joker && (x.card[0] == g || x.card[1] == g) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // viaPieces lists the pieces seen whole lately with no stone come onto
@@ -1178,7 +1200,7 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 				for _, x := range try {
 					c.at, c.nearer = x, k == 1
 					path = append(path, c)
-					if onCard(x) {
+					if onCard(x) && coveredFirst(path, p, to) {
 						ways = append(ways, slices.Clone(path))
 						if !touch(x, p) && !touch(x, to) {
 							ways[len(ways)-1][len(path)-1].cornered = true

@@ -495,6 +495,44 @@ func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
 	}
 }
 
+// T2c: a card laid at a stone and covered at once by the next card there,
+// which the stone left for a third card before it was seen: the covered
+// card is on the stone's way before the card that covers it, not a half
+// left alone; a half open away from every card on the way is not.
+func TestTilesVision_T2c_CoveredCardOnTheWayBeforeItsCover(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, yellow, red := classColour[pxGreen], classColour[pxYellow], classColour[pxRed]
+	for _, towards := range []bool{true, false} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(8, 2), f(0, 11), f(11, 0), f(11, 11)}
+		// the covered card's half on (6,2), open towards (7,2) (or not
+		// towards the cover: downwards, a card not seen whole)
+		open := sideTo(f(6, 2), f(7, 2))
+		if !towards {
+			open = sideTo(f(6, 2), f(6, 3))
+		}
+		w.believe(f(6, 2), look{kind: lookCard, colour: yellow, open: open})
+		w.halves[f(6, 2)] = 1000
+		// the covering card (7,2)-(7,1), seen whole with no stone on it
+		w.believe(f(7, 2), look{kind: lookCard, colour: red, open: sideTo(f(7, 2), f(7, 1))})
+		w.believe(f(7, 1), look{kind: lookCard, colour: yellow, open: sideTo(f(7, 1), f(7, 2))})
+		w.pairs = []*item{{t: 1000, seen: 1000, halves: [2]tiles.Field{f(7, 2), f(7, 1)}, done: true}}
+		// the card the stone was seen on: (7,0)-(6,0), the stone on (6,0)
+		w.believe(f(7, 0), look{kind: lookCard, colour: red, open: sideTo(f(7, 0), f(6, 0))})
+		w.believe(f(6, 0), look{kind: lookStone, colour: yellow, open: -1})
+		vias, ok := w.findVias(f(8, 2), f(7, 0), f(6, 0), 1300, 0, 1300+viaSettleMS)
+		last := len(vias) - 1
+		switch {
+		case !ok || last < 0 || vias[last].card != [2]tiles.Field{f(7, 2), f(7, 1)} || vias[last].at != f(7, 1) || irregular(vias) != 0:
+			t.Errorf("towards %v: way %+v (one %v), want over the cover (7,2)-(7,1), on (7,1), by the rules", towards, vias, ok)
+		case towards && (last != 1 || !vias[0].covered || vias[0].card != [2]tiles.Field{f(6, 2), f(7, 2)} || vias[0].at != f(6, 2)):
+			t.Errorf("way %+v, want over the covered card (6,2)-(7,2), on (6,2), first", vias)
+		case !towards && last != 0:
+			t.Errorf("a half open away from the cover: way %+v, want the cover alone", vias)
+		}
+	}
+}
+
 // T3a: two stones gone and two come at once, each new field beside both
 // old ones: each stone went onto its card's farther colour, not both onto
 // the nearer one (a wrong move each).
