@@ -7,6 +7,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"ligretto/referee"
 	"ligretto/referee/tiles"
 )
 
@@ -571,7 +572,7 @@ func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
 		if !ok || tMS-w.halves[h] < viaSettleMS || w.arrived[i] != 0 && w.halves[h] < w.arrived[i]+pairWaitMS {
 			continue // (a half seen with the stone's own move is its card's)
 		}
-		if vias, ok := w.findVias(s, h, s, w.halves[h], 0, tMS); ok && len(vias) > 0 {
+		if vias, ok := w.findVias(s, h, s, w.halves[h], 0, tMS, nil); ok && len(vias) > 0 {
 			continue // it came back (stonesBack)
 		}
 		if slices.ContainsFunc(gone, func(j int) bool { return w.moveCost(j, s, tMS) == 0 }) {
@@ -598,7 +599,7 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 		case touch(a, f):
 			return 1 // onto its nearer colour: a wrong move, likelier not
 		}
-		if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), w.cameSince[f], tMS); ok && len(v) > 0 && !v[0].reloc {
+		if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), w.cameSince[f], tMS, nil); ok && len(v) > 0 && !v[0].reloc {
 			n := irregular(v)
 			if touch(v[len(v)-1].at, f) {
 				n++ // on from the last stop onto the nearer colour
@@ -654,7 +655,7 @@ func (w *Watcher) stonesBack(tMS int64) {
 		if i < 0 || !w.believed(s).stone() || w.believed(s).colour == 0 || w.moving(i) {
 			continue
 		}
-		if vias, ok := w.findVias(s, f, s, w.halves[f], 0, tMS); !ok || len(vias) == 0 {
+		if vias, ok := w.findVias(s, f, s, w.halves[f], 0, tMS, nil); !ok || len(vias) == 0 {
 			continue
 		}
 		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: s, to: s})
@@ -1011,9 +1012,10 @@ const maxVias = 3
 // if both are), the last one beside this card. It returns the one such
 // way, the longest if several differ in length; false when the ways found
 // are not one. A stone seen on to since came (0: not yet) stood on no
-// piece another stone was first seen on later.
-func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64) ([]via, bool) {
-	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to)
+// piece another stone was first seen on later. The way is for move it,
+// to report (nil: to weigh a pairing).
+func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item) ([]via, bool) {
+	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it)
 	plain := waysFrom(pieces, a, p, to, seen, false, w.glimpsed)
 	ways := w.agreeing(plain)
 	// the stone may have been seen where only a wrong play (T2d) puts it;
@@ -1097,14 +1099,18 @@ func (w *Watcher) otherStoneMoving(a tiles.Field) bool {
 	return false
 }
 
-// coveredPieces adds to pieces the cards the card on p and to, or a card
-// among pieces, covers: a new half open towards one of its fields, never
-// paired, whose other half that card hid as it came down (T2c). The stone
-// stood on the half seen, before the card that covers it (coveredFirst).
-func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
+// coveredPieces adds to pieces the cards the card on p and to covers: a
+// new half open towards one of its fields, never paired, whose other half
+// that card hid as it came down (T2c). The stone stood on the half seen,
+// before the card that covers it (coveredFirst). For move it, a card on
+// its way covers too, if the referee judges it after the covered card:
+// one reported with the move or after it, or one reported without its
+// stone (the loop holds it for its stone's move, and takes the cards of
+// that move's way first).
+func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item) []via {
 	covering := []tiles.Field{p, to}
 	for _, c := range pieces {
-		if !c.joker {
+		if it != nil && !c.joker && (c.pair == nil || w.after(c.pair, it) || stoneless(c.pair)) {
 			covering = append(covering, c.card[0], c.card[1])
 		}
 	}
@@ -1120,6 +1126,12 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field) []via {
 		slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
 	}
 	return pieces
+}
+
+// stoneless reports whether card pr went to the referee without naming
+// its stone.
+func stoneless(pr *item) bool {
+	return len(pr.obs) > 0 && pr.obs[0].Kind == tiles.ObsLay && pr.obs[0].Stone == 0
 }
 
 // coveredFirst reports whether every covered card on way wy comes before
@@ -1321,7 +1333,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	if tMS-it.t < viaSettleMS { // a card just laid may not be in sight yet
 		return nil, false
 	}
-	vias, sure := w.findVias(a, p, it.to, it.seen, it.came, tMS)
+	vias, sure := w.findVias(a, p, it.to, it.seen, it.came, tMS, it)
 	switch {
 	case !sure:
 		w.unsure(tMS, "stone %d from %v to %v: more than one way it may have gone", it.stone+1, a, it.to)
@@ -1374,8 +1386,9 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			delete(w.jokers, v.at)
 		case v.covered:
 			f, g := v.card[0], v.card[1]
-			lf, cg := w.believed(f), w.board.colours[g.Y][g.X]
-			w.unsure(tMS, "card on %v-%v: its half on %v covered at once, its colour taken as the field's (%v)", f, g, g, cg)
+			lf := w.believed(f)
+			cg := w.coveredColour(f, g, lf.colour)
+			w.unsure(tMS, "card on %v-%v: its half on %v covered at once, its colour taken as %v (it fits, if any does)", f, g, g, cg)
 			if o != "" {
 				out = append(out, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: v.first, Player: o, Fields: []tiles.Field{f, g},
 					Colours: []tiles.Colour{lf.colour, cg}, Stone: it.stone + 1, By: "camera"})
@@ -1408,6 +1421,25 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	}
 	return out, true
+}
+
+// coveredColour is the colour taken for the half on g, covered at once,
+// of a card whose half on f shows seen: the one that fits, g's field's;
+// f's field's if the card shows g's on f (a card shows two colours: if it
+// fits, it lies swapped); another when both fields show seen's, where no
+// card fits (T2a either way).
+func (w *Watcher) coveredColour(f, g tiles.Field, seen tiles.Colour) tiles.Colour {
+	for _, c := range []tiles.Colour{w.board.Colour(g), w.board.Colour(f)} {
+		if c != seen {
+			return c
+		}
+	}
+	for _, c := range referee.Colours {
+		if c != seen {
+			return c
+		}
+	}
+	return seen
 }
 
 // readJoker reads the owner of the joker the stone of it moved onto, and

@@ -381,7 +381,7 @@ func TestTilesVision_T3a_StoneBackOnItsFieldUnseen(t *testing.T) {
 	if len(w.items) != 1 || !w.items[0].move || w.items[0].stone != 0 || w.items[0].from != f(4, 4) || w.items[0].to != f(4, 4) {
 		t.Fatalf("items %v, want stone 1 from (4,4) back to (4,4)", w.items)
 	}
-	vias, ok := w.findVias(f(4, 4), f(4, 5), f(4, 4), 1000, 0, 1000+viaSettleMS)
+	vias, ok := w.findVias(f(4, 4), f(4, 5), f(4, 4), 1000, 0, 1000+viaSettleMS, nil)
 	if !ok || len(vias) != 1 || vias[0].at != f(5, 5) {
 		t.Errorf("way %v, %v; want over the first card, on (5,5)", vias, ok)
 	}
@@ -483,7 +483,7 @@ func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
 		// the next card, (6,9)-(7,9), the stone on (7,9)
 		w.believe(f(6, 9), look{kind: lookCard, colour: red, open: 1})
 		w.believe(f(7, 9), look{kind: lookStone, colour: blue, open: -1})
-		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 0, 1100+viaSettleMS)
+		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 0, 1100+viaSettleMS, nil)
 		switch {
 		case !ok:
 			t.Errorf("towards %v: not one way", towards)
@@ -498,17 +498,30 @@ func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
 // T2c: a card laid at a stone and covered at once by the next card there,
 // which the stone left for a third card before it was seen: the covered
 // card is on the stone's way before the card that covers it, not a half
-// left alone; a half open away from every card on the way is not.
+// left alone (dev 959 r1). Not when the cover goes to the referee at its
+// stone before the stone's move (the covered card would follow its
+// cover, and its player be called), nor for a half open away from every
+// card on the way.
 func TestTilesVision_T2c_CoveredCardOnTheWayBeforeItsCover(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	green, yellow, red := classColour[pxGreen], classColour[pxYellow], classColour[pxRed]
-	for _, towards := range []bool{true, false} {
+	for _, c := range []struct {
+		name               string
+		towards, coverLast bool
+		coverStone         int  // the stone the cover was reported at (0: none)
+		want               bool // the way goes over the covered card first
+	}{
+		{"open towards the cover, reported after the move", true, true, 0, true},
+		{"open towards the cover, reported before the move without its stone", true, false, 0, true},
+		{"open towards the cover, reported before the move at its stone", true, false, 1, false},
+		{"open away from the cover", false, true, 0, false},
+	} {
 		w := boardSeen(12, green)
 		w.stones = [tiles.Stones]tiles.Field{f(8, 2), f(0, 11), f(11, 0), f(11, 11)}
-		// the covered card's half on (6,2), open towards (7,2) (or not
-		// towards the cover: downwards, a card not seen whole)
+		// the covered card's half on (6,2), open towards (7,2) (or
+		// downwards, a card not seen whole)
 		open := sideTo(f(6, 2), f(7, 2))
-		if !towards {
+		if !c.towards {
 			open = sideTo(f(6, 2), f(6, 3))
 		}
 		w.believe(f(6, 2), look{kind: lookCard, colour: yellow, open: open})
@@ -516,20 +529,77 @@ func TestTilesVision_T2c_CoveredCardOnTheWayBeforeItsCover(t *testing.T) {
 		// the covering card (7,2)-(7,1), seen whole with no stone on it
 		w.believe(f(7, 2), look{kind: lookCard, colour: red, open: sideTo(f(7, 2), f(7, 1))})
 		w.believe(f(7, 1), look{kind: lookCard, colour: yellow, open: sideTo(f(7, 1), f(7, 2))})
-		w.pairs = []*item{{t: 1000, seen: 1000, halves: [2]tiles.Field{f(7, 2), f(7, 1)}, done: true}}
+		cover := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(7, 2), f(7, 1)}, done: true}
+		cover.obs = []tiles.Observation{{Kind: tiles.ObsLay, Fields: cover.halves[:], Stone: c.coverStone}}
+		w.pairs = []*item{cover}
 		// the card the stone was seen on: (7,0)-(6,0), the stone on (6,0)
 		w.believe(f(7, 0), look{kind: lookCard, colour: red, open: sideTo(f(7, 0), f(6, 0))})
 		w.believe(f(6, 0), look{kind: lookStone, colour: yellow, open: -1})
-		vias, ok := w.findVias(f(8, 2), f(7, 0), f(6, 0), 1300, 0, 1300+viaSettleMS)
+		move := &item{t: 1300, move: true, from: f(8, 2), to: f(6, 0)}
+		w.items = []*item{cover, move}
+		if c.coverLast {
+			w.items = []*item{move, cover}
+		}
+		vias, ok := w.findVias(f(8, 2), f(7, 0), f(6, 0), 1300, 0, 1300+viaSettleMS, move)
 		last := len(vias) - 1
 		switch {
 		case !ok || last < 0 || vias[last].card != [2]tiles.Field{f(7, 2), f(7, 1)} || vias[last].at != f(7, 1) || irregular(vias) != 0:
-			t.Errorf("towards %v: way %+v (one %v), want over the cover (7,2)-(7,1), on (7,1), by the rules", towards, vias, ok)
-		case towards && (last != 1 || !vias[0].covered || vias[0].card != [2]tiles.Field{f(6, 2), f(7, 2)} || vias[0].at != f(6, 2)):
-			t.Errorf("way %+v, want over the covered card (6,2)-(7,2), on (6,2), first", vias)
-		case !towards && last != 0:
-			t.Errorf("a half open away from the cover: way %+v, want the cover alone", vias)
+			t.Errorf("%s: way %+v (one %v), want over the cover (7,2)-(7,1), on (7,1), by the rules", c.name, vias, ok)
+		case c.want && (last != 1 || !vias[0].covered || vias[0].card != [2]tiles.Field{f(6, 2), f(7, 2)} || vias[0].at != f(6, 2)):
+			t.Errorf("%s: way %+v, want over the covered card (6,2)-(7,2), on (6,2), first", c.name, vias)
+		case !c.want && last != 0:
+			t.Errorf("%s: way %+v, want the cover alone", c.name, vias)
 		}
+	}
+}
+
+// T2c: a card covered at once lies under its cover, so the stone stood on
+// it before the cover, never after: a half open towards a card the stone
+// went over first is on no way.
+func TestTilesVision_T2c_CoveredCardNeverAfterItsCover(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, yellow, red := classColour[pxGreen], classColour[pxYellow], classColour[pxRed]
+	w := boardSeen(12, green)
+	w.stones = [tiles.Stones]tiles.Field{f(8, 1), f(0, 11), f(11, 0), f(11, 11)}
+	// a card (7,1)-(7,2) beside the stone's field, seen whole; a half on
+	// (6,1) open towards (7,1), seen after it
+	w.believe(f(7, 1), look{kind: lookCard, colour: red, open: sideTo(f(7, 1), f(7, 2))})
+	w.believe(f(7, 2), look{kind: lookCard, colour: yellow, open: sideTo(f(7, 2), f(7, 1))})
+	cover := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(7, 1), f(7, 2)}, done: true}
+	w.pairs = []*item{cover}
+	w.believe(f(6, 1), look{kind: lookCard, colour: yellow, open: sideTo(f(6, 1), f(7, 1))})
+	w.halves[f(6, 1)] = 1100
+	// the card the stone was seen on: (5,1)-(4,1), the stone on (4,1)
+	w.believe(f(5, 1), look{kind: lookCard, colour: red, open: sideTo(f(5, 1), f(4, 1))})
+	w.believe(f(4, 1), look{kind: lookStone, colour: yellow, open: -1})
+	move := &item{t: 1300, move: true, from: f(8, 1), to: f(4, 1)}
+	w.items = []*item{move, cover}
+	vias, _ := w.findVias(f(8, 1), f(5, 1), f(4, 1), 1300, 0, 1300+viaSettleMS, move)
+	if slices.ContainsFunc(vias, func(v via) bool { return v.covered }) {
+		t.Errorf("way %+v: over a card covered by one the stone stood on before it", vias)
+	}
+}
+
+// T2a: the half of a card covered at once by the next card is taken as
+// the colour that fits its field, and a card shows two colours: when the
+// half seen shows that colour, the card lies swapped if it fits at all
+// (dev 1045 r2: a yellow half on a green field, its covered half's field
+// yellow; taken yellow-yellow, the card was refused, and the card
+// covering it called T2a, not T2c).
+func TestTilesVision_T2a_CoveredHalfTakenAsTheColourThatFits(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, yellow, red := classColour[pxGreen], classColour[pxYellow], classColour[pxRed]
+	w := boardSeen(12, green)
+	w.board.colours[4][4] = yellow // (4,4), covered; the half seen on (4,3), green
+	for _, c := range []struct{ seen, want tiles.Colour }{{red, yellow}, {green, yellow}, {yellow, green}} {
+		if got := w.coveredColour(f(4, 3), f(4, 4), c.seen); got != c.want {
+			t.Errorf("a %v half seen on the green field, the other covered on a yellow one: taken %v, want %v", c.seen, got, c.want)
+		}
+	}
+	// both fields green, the half seen green: no card fits (T2a); its
+	// covered half shows another colour all the same
+	if got := w.coveredColour(f(6, 3), f(6, 4), green); got == green || !got.Valid() {
+		t.Errorf("a green half on green fields: the covered half taken %v, want another colour", got)
 	}
 }
 
@@ -678,12 +748,12 @@ func TestTilesVision_T2d_WayEndingAtACorner(t *testing.T) {
 	// meets (1,9) at a corner
 	pr := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(1, 9), f(1, 10)}, done: true}
 	w.items, w.pairs = []*item{pr}, []*item{pr}
-	vias, sure := w.findVias(f(11, 8), f(0, 8), f(0, 7), 1500, 0, 2000)
+	vias, sure := w.findVias(f(11, 8), f(0, 8), f(0, 7), 1500, 0, 2000, nil)
 	if !sure || len(vias) != 1 || vias[0].pair != pr || vias[0].at != f(1, 9) || !vias[0].reloc || !vias[0].cornered {
 		t.Errorf("way %+v (sure %v), want the stone over the relocating card onto (1,9), then at a corner", vias, sure)
 	}
 	// a card meeting the stop with a full edge needs no corner
-	vias, sure = w.findVias(f(11, 8), f(0, 9), f(0, 8), 1500, 0, 2000)
+	vias, sure = w.findVias(f(11, 8), f(0, 9), f(0, 8), 1500, 0, 2000, nil)
 	if !sure || len(vias) != 1 || vias[0].cornered {
 		t.Errorf("way %+v (sure %v), want the stop by (0,9) with no corner", vias, sure)
 	}
@@ -712,7 +782,7 @@ func TestTilesVision_T2d_CardOnOtherColoursMetAtTheCorner(t *testing.T) {
 		w.items, w.pairs = []*item{pr}, []*item{pr}
 		w.content[8][0] = cell{kind: lookCard, colour: c.colours[0], partner: f(0, 7)}
 		w.content[7][0] = cell{kind: lookCard, colour: c.colours[1], partner: f(0, 8)}
-		vias, sure := w.findVias(f(2, 8), f(0, 8), f(0, 7), 1500, 0, 2000)
+		vias, sure := w.findVias(f(2, 8), f(0, 8), f(0, 7), 1500, 0, 2000, nil)
 		if !sure || len(vias) != 1 || vias[0].at != c.at || vias[0].cornered != c.cornered {
 			t.Errorf("card %v: way %+v (sure %v), want the stone on %v (at a corner: %v)", c.colours, vias, sure, c.at, c.cornered)
 		}
@@ -756,7 +826,7 @@ func TestTilesVision_T3a_StoneGlimpsedOnTheNearerColour(t *testing.T) {
 			tMS += 67
 		}
 		w.candidate(f(5, 8), look{open: -1}, tMS) // a hand over it
-		vias, sure := w.findVias(f(5, 7), f(7, 9), f(7, 10), 2500, 0, 3000)
+		vias, sure := w.findVias(f(5, 7), f(7, 9), f(7, 10), 2500, 0, 3000, nil)
 		want := f(5, 9)
 		if frames > 1 {
 			want = f(5, 8)
@@ -785,7 +855,7 @@ func TestTilesVision_T3b_CardUnderAnotherStoneIsNoWay(t *testing.T) {
 			w.believe(f(2, 3), look{kind: lookStone, colour: red, open: -1})
 		}
 		// stone 3 from (2,4) onto (4,4), the card (3,4)-(4,4)
-		vias, sure := w.findVias(f(2, 4), f(3, 4), f(4, 4), 1000, 0, 2000)
+		vias, sure := w.findVias(f(2, 4), f(3, 4), f(4, 4), 1000, 0, 2000, nil)
 		if wantVia := !stoneOn; !sure || (len(vias) == 1) != wantVia {
 			t.Errorf("a stone on the card seen whole %v: way %+v (sure %v), want over it %v", stoneOn, vias, sure, wantVia)
 		}
@@ -813,7 +883,7 @@ func TestTilesVision_T3b_CardAStoneStoodOnLaterIsNoWay(t *testing.T) {
 			w.believe(f(3, 6), look{kind: lookCard, colour: yellow, open: -1})
 		}
 		// stone 3, on (2,6) since 2000, came from (9,6) onto the card (1,6)-(2,6)
-		vias, sure := w.findVias(f(9, 6), f(1, 6), f(2, 6), 1900, 2000, 3000)
+		vias, sure := w.findVias(f(9, 6), f(1, 6), f(2, 6), 1900, 2000, 3000, nil)
 		if wantVia := stoneSeen <= 2000; !sure || (len(vias) == 1) != wantVia {
 			t.Errorf("a stone seen on the card at %d: way %+v (sure %v), want over it %v", stoneSeen, vias, sure, wantVia)
 		}
@@ -847,7 +917,7 @@ func TestTilesVision_T2d_StoneGlimpsedOnTheFartherColourIsItsStop(t *testing.T) 
 		}
 		w.believe(f(6, 5), look{kind: lookFree, colour: green, open: -1})
 		// stone 1 left (6,5) for (6,8), the card (6,7)-(6,8)
-		vias, sure := w.findVias(f(6, 5), f(6, 7), f(6, 8), 2000, 2100, 3000)
+		vias, sure := w.findVias(f(6, 5), f(6, 7), f(6, 8), 2000, 2100, 3000, nil)
 		want, cornered := f(6, 6), false
 		if glimpsed {
 			want, cornered = f(7, 6), true
@@ -1000,7 +1070,7 @@ func TestTilesVision_T3a_WrongWayNotTakenWhileAnotherStoneMoves(t *testing.T) {
 			w.goneSince[3] = 900 // stone 4 left (9,9)
 		}
 		// stone 1 from (6,10) onto (5,9), the card (6,9)-(5,9)
-		vias, sure := w.findVias(f(6, 10), f(6, 9), f(5, 9), 1100, 1200, 2000)
+		vias, sure := w.findVias(f(6, 10), f(6, 9), f(5, 9), 1100, 1200, 2000, nil)
 		if wantVia := !other; !sure || (len(vias) == 1) != wantVia {
 			t.Errorf("another stone moving %v: way %+v (sure %v), want over the card %v", other, vias, sure, wantVia)
 		}
@@ -1124,7 +1194,7 @@ func TestTilesVision_T3b_TwoRelocationsAreNoCornerWay(t *testing.T) {
 			w.stones[1] = f(1, 9)
 			w.items = append(w.items, &item{t: 1900, move: true, stone: 1, from: f(11, 8), to: f(1, 9)})
 		}
-		vias, sure := w.findVias(f(8, 8), f(0, 9), f(0, 8), 1500, 0, 2000)
+		vias, sure := w.findVias(f(8, 8), f(0, 9), f(0, 8), 1500, 0, 2000, nil)
 		if want := other == "still"; !sure || (len(vias) == 1) != want {
 			t.Errorf("stone 2 %s: way %+v (sure %v), want over (1,6)-(1,7) %v", other, vias, sure, want)
 		}
