@@ -527,7 +527,7 @@ func TestLoop_T3a_CardNamedForAStoneSeenOntoItsNearerFieldKeepsTheName(t *testin
 func TestLoop_T3b_RelocationNamedForASwappedStoneRelocatesTheBlockedOne(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone3(t, tb)
+	wallStone(t, tb, 3, "P1")
 	at2 := tb.Stones()[1].At
 	card, ok := besideNoStone(tb, "P2")
 	if !ok {
@@ -551,6 +551,45 @@ func TestLoop_T3b_RelocationNamedForASwappedStoneRelocatesTheBlockedOne(t *testi
 	st := ref.State().Stones
 	if st[2].At != j.StoneTo || st[1].At != at2 || st[2].Owed != "" {
 		t.Fatalf("stones 2 and 3 on %v and %v (owed by %q), want %v and %v, owed by nobody", st[1].At, st[2].At, st[2].Owed, at2, j.StoneTo)
+	}
+}
+
+// TestLoop_T3b_RelocationOfAnothersStoneTakenAsTheOneItsPlayerBlocked:
+// P1 blocked stone 3 and P2 stone 4; P1's relocation, beside no stone, is
+// named for stone 4 (two relocations at once, their stones swapped by
+// the camera). It relocates stone 3, the one P1 must relocate (T3b);
+// stone 4 stays, still P2's to relocate, and the rename is noted.
+func TestLoop_T3b_RelocationOfAnothersStoneTakenAsTheOneItsPlayerBlocked(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone(t, tb, 3, "P1")
+	wallStone(t, tb, 4, "P2")
+	at4 := tb.Stones()[3].At
+	card, ok := besideNoStone(tb, "") // a card of nobody's relocates no stone
+	if !ok {
+		t.Fatal("no place beside no stone")
+	}
+	card.Player, card.Stone = "P1", 3
+	j, err := tb.CheckLay(card)
+	if err != nil || j.Violation != nil || !j.Relocates {
+		t.Fatalf("P1's relocation of stone 3 onto %v: %+v %v", card.Fields, j, err)
+	}
+	seen := seenLay(1000, card)
+	seen.Stone = 4
+	l.tick(1000)
+	l.apply([]tiles.Observation{seen, seenStone(1000, 4, j.StoneTo)})
+	l.tick(1000 + StoneWaitMS)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	st := ref.State().Stones
+	if st[2].At != j.StoneTo || st[2].Owed != "" || st[3].At != at4 || st[3].Owed != "P2" {
+		t.Fatalf("stone 3 on %v owed by %q, stone 4 on %v owed by %q; want %v by nobody, %v by P2", st[2].At, st[2].Owed, st[3].At, st[3].Owed, j.StoneTo, at4)
+	}
+	if len(l.Unsure()) == 0 {
+		t.Error("the relocation given to another stone than the camera named is not noted as unsure")
 	}
 }
 
@@ -1486,7 +1525,7 @@ func TestLoop_T2d_CornerCardAtTwoStonesWaitsForItsStone(t *testing.T) {
 func TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone3(t, tb)
+	wallStone(t, tb, 3, "P1")
 	// stone 2 stands on (10,1); it would go onto the farther field, too
 	corner, far := tiles.Field{X: 9, Y: 2}, tiles.Field{X: 9, Y: 3}
 	card := tiles.Lay{Player: "P2", Fields: [2]tiles.Field{corner, far}}
@@ -1511,25 +1550,25 @@ func TestLoop_T3b_BlockedStoneOntoACornerCardKeepsItsName(t *testing.T) {
 	}
 }
 
-// wallStone3 lays P1's cards round stone 3 of tb until it is blocked,
-// owed by P1 (T3b).
-func wallStone3(t *testing.T, tb *tiles.Table) {
+// wallStone lays player's cards round stone (1..4) of tb until it is
+// blocked, owed by player (T3b).
+func wallStone(t *testing.T, tb *tiles.Table, stone int, player string) {
 	t.Helper()
-	at3 := tb.Stones()[2].At
-	for _, n := range at3.Neighbours() {
+	at := tb.Stones()[stone-1].At
+	for _, n := range at.Neighbours() {
 		if !tb.Board().On(n) || !tb.Free(n) {
 			continue
 		}
 		for _, m := range n.Neighbours() {
-			if tb.Board().On(m) && tb.Free(m) && m != at3 {
-				wall := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
+			if tb.Board().On(m) && tb.Free(m) && m != at {
+				wall := tiles.Lay{Player: player, Fields: [2]tiles.Field{n, m}, Colours: [2]tiles.Colour{tb.Board().Colour(n), tb.Board().Colour(m)}}
 				tb.ApplyLay(wall, tiles.Judgement{})
 				break
 			}
 		}
 	}
-	if !tb.Blocked(3) || tb.Stones()[2].Owed != "P1" {
-		t.Fatalf("stone 3 blocked %v, owed by %q; want blocked, by P1", tb.Blocked(3), tb.Stones()[2].Owed)
+	if !tb.Blocked(stone) || tb.Stones()[stone-1].Owed != player {
+		t.Fatalf("stone %d blocked %v, owed by %q; want blocked, by %s", stone, tb.Blocked(stone), tb.Stones()[stone-1].Owed, player)
 	}
 }
 
@@ -1675,7 +1714,7 @@ func blockedTogether(t *testing.T, events []tilesim.Event) (d, c, e int, ok bool
 func TestLoop_T2b_CardOfOneWhoMayOweHoldsNobodyUp(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone3(t, tb)
+	wallStone(t, tb, 3, "P1")
 	l.owing[2] = owing{by: []string{"P1", "P2"}, at: tb.Stones()[2].At}
 	stray, ok := besideNoStone(tb, "P2")
 	if !ok {

@@ -272,7 +272,7 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testin
 func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 	_, ref, _ := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone3(t, tb)
+	wallStone(t, tb, 3, "P1")
 	for _, a := range allLays(tb, "P1", 3) {
 		ja, err := tb.CheckLay(a)
 		if err != nil || ja.Violation != nil || !ja.Relocates {

@@ -46,7 +46,9 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 // (onto its farther field, or either field of a relocation, T3b), the
 // card and the move are that stone's: one the card lies by first, then
 // one its player blocked, then one another player blocked (T3c); of two
-// alike, the watcher's name stands. A swap the loop carried (names) that
+// alike, the watcher's name stands. A relocation of a blocked stone its
+// player cannot owe (T3b) is tried only at one they blocked: two
+// relocations at once, swapped. A swap the loop carried (names) that
 // alone makes the card wrong gives way to the watcher's own name. Either
 // way is a guess, so a rename is noted as unsure.
 func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (tiles.Observation, *tiles.Observation) {
@@ -62,7 +64,17 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		return l.renamed(card, move, seen, fmt.Sprintf("%d ms: %s's card at %v is wrong at stone %d, the name the loop gave the watcher's stone %d since a swap, and not at stone %d: taken as stone %d's",
 			card.TimeMS, card.Player, card.Fields, card.Stone, seen, seen, seen))
 	}
-	if j, err := check(card.Stone); err != nil || !j.Misplaced {
+	j, err := check(card.Stone)
+	ownOnly := false // only a stone its player blocked
+	switch {
+	case err != nil:
+		return card, move
+	case j.Misplaced:
+	case j.Relocates && card.Player != "" && !slices.Contains(l.owing[card.Stone-1].by, card.Player):
+		// a blocked stone its player cannot owe relocated while one they
+		// blocked waits: two relocations at once, their stones swapped
+		ownOnly = true
+	default:
 		return card, move
 	}
 	to := move.Fields[0]
@@ -84,6 +96,9 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 			}
 		}
 		by[k] = append(by[k], s)
+	}
+	if ownOnly {
+		by[0], by[2] = nil, nil
 	}
 	for _, ss := range by {
 		if len(ss) > 1 {
