@@ -65,16 +65,7 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 			card.TimeMS, card.Player, card.Fields, card.Stone, seen, seen, seen))
 	}
 	j, err := check(card.Stone)
-	ownOnly := false // only a stone its player blocked
-	switch {
-	case err != nil:
-		return card, move
-	case j.Misplaced:
-	case j.Relocates && card.Player != "" && !slices.Contains(l.owing[card.Stone-1].by, card.Player):
-		// a blocked stone its player cannot owe relocated while one they
-		// blocked waits: two relocations at once, their stones swapped
-		ownOnly = true
-	default:
+	if !l.mayBeSwapped(card, j, err) {
 		return card, move
 	}
 	to := move.Fields[0]
@@ -97,7 +88,7 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		}
 		by[k] = append(by[k], s)
 	}
-	if ownOnly {
+	if !j.Misplaced { // a relocation: only at a stone its player blocked
 		by[0], by[2] = nil, nil
 	}
 	for _, ss := range by {
@@ -110,6 +101,15 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		}
 	}
 	return card, move
+}
+
+// mayBeSwapped reports whether card, judged j (err) at the stone named,
+// may have been laid at another stone the watcher swapped with it: it
+// lies where that stone did not stand (Misplaced), or it relocates a
+// blocked stone its player cannot owe (T3b) while one they blocked may
+// wait, two relocations at once.
+func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error) bool {
+	return err == nil && (j.Misplaced || j.Relocates && card.Player != "" && !slices.Contains(l.owing[card.Stone-1].by, card.Player))
 }
 
 // identifyJoker names the stone joker o was laid at by where it lies, as

@@ -1197,8 +1197,8 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 			if used[i] || c.card[0] == cur || c.card[1] == cur {
 				continue
 			}
-			if len(path) > 0 && c.t+500 < path[len(path)-1].t || c.first > seen+500 {
-				continue // laid before the piece the stone stood on first, or after this card
+			if outOfOrder(path, c, seen) {
+				continue
 			}
 			near := touch(cur, c.card[0]) || touch(cur, c.card[1])
 			c.reloc = !near
@@ -1239,6 +1239,12 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 	}
 	walk(a)
 	return ways
+}
+
+// outOfOrder reports whether piece c was laid before the last piece on
+// path (which the stone stood on first), or after the card seen at seen.
+func outOfOrder(path []via, c via, seen int64) bool {
+	return len(path) > 0 && c.t+500 < path[len(path)-1].t || c.first > seen+500
 }
 
 // stops are the fields of piece c a stone from cur (near it or not) may
