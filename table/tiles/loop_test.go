@@ -529,28 +529,10 @@ func TestLoop_T3b_RelocationNamedForASwappedStoneRelocatesTheBlockedOne(t *testi
 	tb := ref.Table()
 	wallStone(t, tb, 3, "P1")
 	at2 := tb.Stones()[1].At
-	card, ok := besideNoStone(tb, "P2")
-	if !ok {
-		t.Fatal("no place beside no stone")
-	}
-	card.Player, card.Stone = "P1", 3
-	j, err := tb.CheckLay(card)
-	if err != nil || j.Violation != nil || !j.Relocates {
-		t.Fatalf("P1's relocation of stone 3 onto %v: %+v %v", card.Fields, j, err)
-	}
-	seen := seenLay(1000, card)
-	seen.Stone = 2
-	l.tick(1000)
-	l.apply([]tiles.Observation{seen, seenStone(1000, 2, j.StoneTo)})
-	l.tick(1000 + StoneWaitMS)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation || strings.Contains(v.Verdict.Reason, "not where the referee had it") {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	to := relocationSeenAs(t, l, ref, vs, 2)
 	st := ref.State().Stones
-	if st[2].At != j.StoneTo || st[1].At != at2 || st[2].Owed != "" {
-		t.Fatalf("stones 2 and 3 on %v and %v (owed by %q), want %v and %v, owed by nobody", st[1].At, st[2].At, st[2].Owed, at2, j.StoneTo)
+	if st[2].At != to || st[1].At != at2 || st[2].Owed != "" {
+		t.Fatalf("stones 2 and 3 on %v and %v (owed by %q), want %v and %v, owed by nobody", st[1].At, st[2].At, st[2].Owed, at2, to)
 	}
 }
 
@@ -565,6 +547,22 @@ func TestLoop_T3b_RelocationOfAnothersStoneTakenAsTheOneItsPlayerBlocked(t *test
 	wallStone(t, tb, 3, "P1")
 	wallStone(t, tb, 4, "P2")
 	at4 := tb.Stones()[3].At
+	to := relocationSeenAs(t, l, ref, vs, 4)
+	st := ref.State().Stones
+	if st[2].At != to || st[2].Owed != "" || st[3].At != at4 || st[3].Owed != "P2" {
+		t.Fatalf("stone 3 on %v owed by %q, stone 4 on %v owed by %q; want %v by nobody, %v by P2", st[2].At, st[2].Owed, st[3].At, st[3].Owed, to, at4)
+	}
+	if len(l.Unsure()) == 0 {
+		t.Error("the relocation given to another stone than the camera named is not noted as unsure")
+	}
+}
+
+// relocationSeenAs has P1 relocate stone 3, which P1 blocked, with a card
+// beside no stone that the camera names for stone named; nothing may be
+// called. It returns the field stone 3 goes onto.
+func relocationSeenAs(t *testing.T, l *Loop, ref *tiles.Referee, vs *[]Verdict, named int) tiles.Field {
+	t.Helper()
+	tb := ref.Table()
 	card, ok := besideNoStone(tb, "") // a card of nobody's relocates no stone
 	if !ok {
 		t.Fatal("no place beside no stone")
@@ -575,22 +573,16 @@ func TestLoop_T3b_RelocationOfAnothersStoneTakenAsTheOneItsPlayerBlocked(t *test
 		t.Fatalf("P1's relocation of stone 3 onto %v: %+v %v", card.Fields, j, err)
 	}
 	seen := seenLay(1000, card)
-	seen.Stone = 4
+	seen.Stone = named
 	l.tick(1000)
-	l.apply([]tiles.Observation{seen, seenStone(1000, 4, j.StoneTo)})
+	l.apply([]tiles.Observation{seen, seenStone(1000, named, j.StoneTo)})
 	l.tick(1000 + StoneWaitMS)
 	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation || strings.Contains(v.Verdict.Reason, "not where the referee had it") {
 			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
 		}
 	}
-	st := ref.State().Stones
-	if st[2].At != j.StoneTo || st[2].Owed != "" || st[3].At != at4 || st[3].Owed != "P2" {
-		t.Fatalf("stone 3 on %v owed by %q, stone 4 on %v owed by %q; want %v by nobody, %v by P2", st[2].At, st[2].Owed, st[3].At, st[3].Owed, j.StoneTo, at4)
-	}
-	if len(l.Unsure()) == 0 {
-		t.Error("the relocation given to another stone than the camera named is not noted as unsure")
-	}
+	return j.StoneTo
 }
 
 // TestLoop_T3a_StoneMovedOntoAMissedCard: a stone moves though no card
