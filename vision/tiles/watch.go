@@ -1435,12 +1435,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 // fits, it lies swapped); another when both fields show seen's, where no
 // card fits (T2a either way).
 func (w *Watcher) coveredColour(f, g tiles.Field, seen tiles.Colour) tiles.Colour {
-	for _, c := range []tiles.Colour{w.board.Colour(g), w.board.Colour(f)} {
-		if c != seen {
-			return c
-		}
-	}
-	for _, c := range referee.Colours {
+	for _, c := range append([]tiles.Colour{w.board.Colour(g), w.board.Colour(f)}, referee.Colours[:]...) {
 		if c != seen {
 			return c
 		}
