@@ -51,13 +51,17 @@ func (l *Loop) apply(obs []tiles.Observation) {
 	// Held cards are released after the whole batch: a card in it may
 	// have been seen before them.
 	l.applying++
+	outer := l.rest
 	defer func() {
+		l.rest = outer
 		if l.applying--; l.applying == 0 && l.releaseDue {
 			l.releaseDue = false
 			l.release()
 		}
 	}()
-	for _, o := range l.order(obs) {
+	obs = l.order(obs)
+	for k, o := range obs {
+		l.rest = obs[k+1:]
 		o = l.named(o)
 		switch o.Kind {
 		case tiles.ObsLay, tiles.ObsStone, tiles.ObsJoker:

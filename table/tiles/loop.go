@@ -131,9 +131,10 @@ type Loop struct {
 	seen       bool // the batch applied is the watcher's (applySeen)
 	view       *imageView
 	status     string
-	now        int64 // the latest frame's time
-	lastPlay   int64 // the latest card, joker or stone's move seen, or the round's start
-	applying   int   // apply's depth: release waits for the batch's end
+	now        int64               // the latest frame's time
+	lastPlay   int64               // the latest card, joker or stone's move seen, or the round's start
+	applying   int                 // apply's depth: release waits for the batch's end
+	rest       []tiles.Observation // the batch's observations after the one applied
 	releaseDue bool
 }
 

@@ -79,12 +79,13 @@ func (l *Loop) orderByRules(i int) bool {
 	return true
 }
 
-// rulesPutFirst reports whether another held card, seen with the held
-// i-th one (seenTogether), goes before it by the rules: with the i-th named
-// for stone o (just seen moving onto it), fewer cards are wrong when that
-// one comes first. The move then waits with its card, and orderByRules
-// puts the two in that order: settled at once, the i-th would be judged
-// against where its stone stood before the other card took it.
+// rulesPutFirst reports whether another card seen with the held i-th one
+// (seenTogether), held or reported later in this batch, goes before it
+// by the rules: with the i-th named for stone o (just seen moving onto
+// it), fewer cards are wrong when that one comes first. The move then
+// waits with its card, and orderByRules puts the two in that order:
+// settled at once, the i-th would be judged against where its stone
+// stood before the other card took it.
 func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 	t := l.playingTable()
 	if t == nil {
@@ -92,11 +93,19 @@ func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 	}
 	w := l.waiting[i]
 	c := tried{card: w.stonedBy(&o), seen: &o}
+	var others []tried
 	for j, e := range l.waiting {
-		if j == i || !e.held || !seenTogether(w.card, e.card) {
-			continue
+		if j != i && e.held && seenTogether(w.card, e.card) {
+			others = append(others, e.tried())
 		}
-		if x := e.tried(); wrongIn(t, []tried{x, c}) < wrongIn(t, []tried{c, x}) {
+	}
+	for _, e := range l.rest {
+		if e.Kind == tiles.ObsLay && !e.SeenLate && seenTogether(w.card, e) {
+			others = append(others, tried{card: l.named(e)})
+		}
+	}
+	for _, x := range others {
+		if wrongIn(t, []tried{x, c}) < wrongIn(t, []tried{c, x}) {
 			return true
 		}
 	}

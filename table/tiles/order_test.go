@@ -261,6 +261,39 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testin
 	}
 }
 
+// TestLoop_T3a_CardWhoseStoneWasSeenWaitsForACardLaterInItsBatch: two
+// cards at one stone, the second covering the field the stone stood on
+// before the first took it. The camera saw the second first (a hand lay
+// over the first) and reports both in one frame, the second first, with
+// the stone's move onto it. Settled at once, the second would be judged
+// against the stone still on the field it covers (T2c), and the first
+// against the stone gone (T2b or T2d). The rules say the first came
+// first: both are legal (held-out 1077: two wrong calls).
+func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForACardLaterInItsBatch(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	at := ref.Table().Stones()[0].At
+	a, b, _, toB := pairAtStone1(t, ref.Table(), func(b tiles.Lay) bool { return slices.Contains(b.Fields[:], at) })
+	if first, err := ref.Table().CheckLay(b); err != nil || first.Violation == nil || first.Violation.Rule != tiles.T2c {
+		t.Fatalf("the second card laid first: %+v, %v; want T2c", first, err)
+	}
+	seenA := seenLay(1500, a)
+	seenA.SeenMS = 1400
+	seenB := seenLay(1500, b)
+	seenB.SeenMS = 1000
+	l.tick(1500)
+	l.apply([]tiles.Observation{seenB, seenStone(1500, 1, toB), seenA})
+	for _, tMS := range []int64{1600, 1700, 1800, 1900} {
+		l.tick(tMS)
+	}
+	order := legalOrder(t, *vs)
+	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
+		t.Errorf("cards judged by 1900 ms in the order %v, want %v", order, want)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v", at, toB)
+	}
+}
+
 // TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw: cards seen
 // together are ordered by laying them on a copy of the table; a card
 // whose stone's move was seen moves the stone there, not where the rules
