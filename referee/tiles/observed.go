@@ -109,6 +109,7 @@ type game struct {
 	left     map[string]int
 	verdicts []Verdict
 	strays   map[Field]*stray // this round's cards called as laid beside no stone or at a corner, by field
+	ways     [Stones][]step   // each stone's latest legal cards and moves this round (overtaken)
 }
 
 // Referee is the observed model: it takes observations, decides every
@@ -252,6 +253,7 @@ func (g *game) decideRound(o Observation) (Verdict, func(), error) {
 		g.round++
 		g.phase, g.table = PhasePlaying, t
 		g.stopper, g.deadlock, g.left, g.verdicts, g.strays = "", false, map[string]int{}, nil, map[Field]*stray{}
+		g.ways = [Stones][]step{}
 	}, nil
 }
 
@@ -302,9 +304,15 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		v.Reason += fmt.Sprintf(" at stone %d, not where the referee had it (%v): a card laid at it was missed", j.Stone, g.table.stones[j.Stone-1].At)
 	}
 	if j.Violation != nil {
+		if r := j.Violation.Rule; !o.SeenLate && (r == T2b && j.Stone == 0 || r == T2d) {
+			if s, next, ok := g.overtaken(l, o.SeenMS); ok {
+				return overtakenVerdict(l, s, next), func() { g.layOvertaken(l, s, o.TimeMS) }, nil
+			}
+		}
 		v.Status, v.Rule, v.Reason = StatusViolation, j.Violation.Rule, j.Violation.Reason
 	}
 	return v, func() {
+		g.stepLaid(l, j, o)
 		g.table.ApplyLay(l, j)
 		s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS}
 		switch {
@@ -362,6 +370,7 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, x.Reason
 	}
 	return v, func() {
+		g.stepMoved(o.Stone, o.Fields[0], x)
 		g.table.ApplyStone(o.Stone, o.Fields[0], who, x)
 		g.settleStray(o.Stone, o.Fields[0])
 	}, nil

@@ -80,6 +80,7 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 			g.table.forget(s.corner, l.Fields) // before the move: block judges the corner stone too
 		}
 		g.table.reclaim(o.Stone, o.Fields[0], l.Player, s.fault, x)
+		g.ways[o.Stone-1] = nil
 	}
 }
 

@@ -1,0 +1,128 @@
+package tiles
+
+import "fmt"
+
+// togetherMS: cards a camera first saw this close together may have been
+// laid in either order (a hand hides a card it lays for most of a second).
+const togetherMS = 1000
+
+// wayLength is how many of a stone's latest moves are kept to lay a card
+// seen late before.
+const wayLength = 4
+
+// step is a legal card laid at a stone and the stone's move onto it (to,
+// the farther field, T3a), from where it stood.
+type step struct {
+	lay      Lay
+	from, to Field
+	seen     int64 // when the camera first saw the card (0: not known)
+	moved    bool
+}
+
+// stepLaid notes the card l judged j at its stone: a legal card laid at
+// it without a relocation starts the stone's next step; anything else
+// breaks its way (nothing is laid before a wrong play or a relocation).
+func (g *game) stepLaid(l Lay, j Judgement, o Observation) {
+	if j.Stone < 1 || j.Stone > Stones {
+		return
+	}
+	s := j.Stone - 1
+	if j.Violation != nil || j.Relocates || j.Misplaced || o.SeenLate {
+		g.ways[s] = nil
+		return
+	}
+	g.ways[s] = append(g.ways[s], step{lay: l, from: g.table.stones[s].At, to: j.StoneTo, seen: o.SeenMS})
+	if len(g.ways[s]) > wayLength {
+		g.ways[s] = g.ways[s][1:]
+	}
+}
+
+// stepMoved notes stone (1..4) moved onto to, judged x: the move the last
+// step awaits, or else one that breaks the stone's way.
+func (g *game) stepMoved(stone int, to Field, x *Violation) {
+	way := g.ways[stone-1]
+	if n := len(way); n > 0 && !way[n-1].moved && x == nil && way[n-1].to == to {
+		way[n-1].moved = true
+		return
+	}
+	g.ways[stone-1] = nil
+}
+
+// overtaken finds the stone whose latest legal cards the card l, wrong
+// where the stones stand now (T2b, T2d), fits before: a camera first saw
+// it (at seen) within togetherMS of the first of them, and laid before
+// them at that stone it is legal, as every one of them stays, each taking
+// the stone onto the field it went to. Seen that close, either order is
+// as likely, and the stone went over it unseen. Cards not seen by a
+// camera (seen 0: their order is known) never overtake. It returns the
+// stone (1..4) and the first card it fits before.
+func (g *game) overtaken(l Lay, seen int64) (int, Lay, bool) {
+	if seen <= 0 {
+		return 0, Lay{}, false
+	}
+	for s := 1; s <= Stones; s++ {
+		way := g.ways[s-1]
+		n := len(way)
+		if n == 0 || !way[n-1].moved || g.table.pending[s-1] != nil || g.table.stones[s-1].At != way[n-1].to {
+			continue
+		}
+		for i := n - 1; i >= 0; i-- {
+			if way[i].seen > 0 && max(seen-way[i].seen, way[i].seen-seen) <= togetherMS && g.fitsBefore(l, s, way[i:]) {
+				return s, way[i].lay, true
+			}
+		}
+	}
+	return 0, Lay{}, false
+}
+
+// fitsBefore reports whether l, laid at stone s before the cards of way
+// (taken off a copy of the table, the stone back where it stood before
+// them), is legal, and then every card of way, each taking the stone
+// where it went.
+func (g *game) fitsBefore(l Lay, s int, way []step) bool {
+	t := g.table.Clone()
+	for _, st := range way {
+		for _, f := range st.lay.Fields {
+			t.pieces[t.board.index(f)] = Piece{}
+		}
+	}
+	t.stones[s-1] = StoneView{At: way[0].from}
+	t.relocatedOnto[s-1] = nil
+	first := l
+	first.Stone = s
+	j, err := t.CheckLay(first)
+	if err != nil || j.Violation != nil || j.Stone != s || j.Relocates || j.Misplaced {
+		return false
+	}
+	t.ApplyLay(first, j)
+	t.ApplyStone(s, j.StoneTo, first.Player, nil)
+	for _, st := range way {
+		next := st.lay
+		next.Stone = s
+		j, err := t.CheckLay(next)
+		if err != nil || j.Violation != nil || j.Stone != s || j.Relocates || j.Misplaced || j.StoneTo != st.to {
+			return false
+		}
+		t.ApplyLay(next, j)
+		t.ApplyStone(s, st.to, next.Player, nil)
+	}
+	return true
+}
+
+// overtakenVerdict is the verdict on l, laid at stone before the card
+// next and gone over unseen.
+func overtakenVerdict(l Lay, stone int, next Lay) Verdict {
+	return Verdict{Status: StatusOK, Rule: T3a, Player: l.Player,
+		Reason: fmt.Sprintf("%s laid %s-%s at %v-%v at stone %d before %s's card at %v-%v, seen with it: the stone went over it unseen",
+			owner(l.Player), l.Colours[0], l.Colours[1], l.Fields[0], l.Fields[1], stone, owner(next.Player), next.Fields[0], next.Fields[1])}
+}
+
+// layOvertaken lays l, gone over by stone s (1..4) unseen: nothing awaits
+// it, and the stone's way is not kept (l has no place in it). A stone
+// seen moving onto it after all takes it as a card seen late does.
+func (g *game) layOvertaken(l Lay, s int, tMS int64) {
+	g.table.ApplyLay(l, Judgement{})
+	g.ways[s-1] = nil
+	st := &stray{verdict: len(g.verdicts), lay: l, timeMS: tMS, late: true}
+	g.strays[l.Fields[0]], g.strays[l.Fields[1]] = st, st
+}
