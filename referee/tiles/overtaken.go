@@ -21,17 +21,22 @@ type step struct {
 
 // stepLaid notes the card l judged j at its stone: a legal card laid at
 // it without a relocation starts the stone's next step; anything else
-// breaks its way (nothing is laid before a wrong play or a relocation).
+// breaks its way (nothing is laid before a wrong play or a relocation),
+// as does a step before it whose move the stone did not make there.
 func (g *game) stepLaid(l Lay, j Judgement, o Observation) {
 	if j.Stone < 1 || j.Stone > Stones {
 		return
 	}
 	s := j.Stone - 1
+	at := g.table.stones[s].At
+	if n := len(g.ways[s]); n > 0 && (!g.ways[s][n-1].moved || g.ways[s][n-1].to != at) {
+		g.ways[s] = nil
+	}
 	if j.Violation != nil || j.Relocates || j.Misplaced || o.SeenLate {
 		g.ways[s] = nil
 		return
 	}
-	g.ways[s] = append(g.ways[s], step{lay: l, from: g.table.stones[s].At, to: j.StoneTo, seen: o.SeenMS})
+	g.ways[s] = append(g.ways[s], step{lay: l, from: at, to: j.StoneTo, seen: o.SeenMS})
 	if len(g.ways[s]) > wayLength {
 		g.ways[s] = g.ways[s][1:]
 	}
