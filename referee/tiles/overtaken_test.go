@@ -2,15 +2,61 @@ package tiles
 
 import "testing"
 
-// overtakenPair finds, on the 2-player board of round r, P1's card x
-// and P2's card c at stone 1: each legal laid first, c legal after x
-// (taking the stone where it takes it laid first), and x wrong after c
-// (T2b or T2d).
-func overtakenPair(t *testing.T, r *Referee) (x, c Lay) {
+// overtakenCards finds, on the 2-player board of round r, P1's card x
+// and P2's cards c and, if then, d at stone 1: c, then d, legal; x legal
+// laid first, and c, then d, legal after it, each taking the stone where
+// it went before; x wrong after them (T2b or T2d).
+func overtakenCards(t *testing.T, r *Referee, then bool) (x, c, d Lay) {
 	t.Helper()
 	tb := r.Table()
+	for _, x := range legalAt1(tb, "P1") {
+		for _, c := range legalAt1(tb, "P2") {
+			ds := []Lay{{}}
+			if then {
+				ds = legalAt1(laidAt1(tb, c), "P2")
+			}
+			for _, d := range ds {
+				way := []Lay{c}
+				if then {
+					way = append(way, d)
+				}
+				if fitsFirst(tb, x, way) {
+					return x, c, d
+				}
+			}
+		}
+	}
+	t.Fatal("no cards at stone 1 legal in one order alone")
+	return
+}
+
+// fitsFirst reports whether x is wrong (T2b, T2d) after the cards of way
+// laid at stone 1 of tb, and legal before them, each of them still legal
+// and taking the stone where it went.
+func fitsFirst(tb *Table, x Lay, way []Lay) bool {
+	alone, withX := tb, laidAt1(tb, x)
+	if withX == nil {
+		return false
+	}
+	for _, c := range way {
+		jc, _ := alone.CheckLay(c)
+		alone = laidAt1(alone, c)
+		c.Stone = 1
+		j, err := withX.CheckLay(c)
+		if err != nil || j.Violation != nil || j.Stone != 1 || j.Misplaced || j.Relocates || j.StoneTo != jc.StoneTo {
+			return false
+		}
+		withX = laidAt1(withX, c)
+	}
+	j, err := alone.CheckLay(x)
+	return err == nil && j.Violation != nil && (j.Violation.Rule == T2b || j.Violation.Rule == T2d)
+}
+
+// legalAt1 lists the cards of player's that fit at stone 1 of tb, within
+// 3 fields of it.
+func legalAt1(tb *Table, player string) []Lay {
 	at := tb.Stones()[0].At
-	var near []Lay // legal cards at stone 1
+	var out []Lay
 	for dy := -3; dy <= 3; dy++ {
 		for dx := -3; dx <= 3; dx++ {
 			a := Field{at.X + dx, at.Y + dy}
@@ -18,41 +64,26 @@ func overtakenPair(t *testing.T, r *Referee) (x, c Lay) {
 				if !tb.board.On(a) || !tb.board.On(b) {
 					continue
 				}
-				if l := fitting(tb, "", a, b); judgeOK(tb, l, 1) {
-					near = append(near, l)
+				if l := fitting(tb, player, a, b); laidAt1(tb, l) != nil {
+					out = append(out, l)
 				}
 			}
 		}
 	}
-	for _, x := range near {
-		for _, c := range near {
-			x.Player, c.Player = "P1", "P2"
-			jc, _ := tb.CheckLay(c)
-			first := tb.Clone()
-			first.ApplyLay(c, jc)
-			first.ApplyStone(1, jc.StoneTo, "P2", nil)
-			if jx, err := first.CheckLay(x); err != nil || jx.Violation == nil || (jx.Violation.Rule != T2b && jx.Violation.Rule != T2d) {
-				continue
-			}
-			after := tb.Clone()
-			jx, _ := after.CheckLay(x)
-			after.ApplyLay(x, jx)
-			after.ApplyStone(1, jx.StoneTo, "P1", nil)
-			c.Stone = 1
-			if j, err := after.CheckLay(c); err == nil && j.Violation == nil && j.Stone == 1 && !j.Misplaced && !j.Relocates && j.StoneTo == jc.StoneTo {
-				c.Stone = 0
-				return x, c
-			}
-		}
-	}
-	t.Fatal("no pair of cards at stone 1 legal in one order alone")
-	return
+	return out
 }
 
-// judgeOK reports whether l is legal at stone.
-func judgeOK(tb *Table, l Lay, stone int) bool {
+// laidAt1 is a copy of tb with l laid legally at stone 1 and the stone
+// moved onto it (T3a), or nil if l is not legal there.
+func laidAt1(tb *Table, l Lay) *Table {
 	j, err := tb.CheckLay(l)
-	return err == nil && j.Violation == nil && j.Stone == stone
+	if err != nil || j.Violation != nil || j.Stone != 1 || j.Relocates {
+		return nil
+	}
+	t := tb.Clone()
+	t.ApplyLay(l, j)
+	t.ApplyStone(1, j.StoneTo, l.Player, nil)
+	return t
 }
 
 // TestTiles_T2b_CardSeenWithTheStonesLastOneWasLaidBeforeIt: P2's card
@@ -81,17 +112,9 @@ func TestTiles_T2b_CardSeenWithTheStonesLastOneWasLaidBeforeIt(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		x, cc := overtakenPair(t, r)
+		x, cc, _ := overtakenCards(t, r, false)
 		jc, _ := r.Table().CheckLay(cc)
-		steps := []Observation{
-			{Kind: ObsLay, TimeMS: 1500, SeenMS: c.seenC, Player: cc.Player, Fields: cc.Fields[:], Colours: cc.Colours[:]},
-			{Kind: ObsStone, TimeMS: 1700, Stone: 1, Fields: []Field{jc.StoneTo}},
-		}
-		for _, o := range steps {
-			if v, err := r.Apply(o); err != nil || v.Status != StatusOK {
-				t.Fatalf("%s: %s: %+v %v", c.name, o.Kind, v, err)
-			}
-		}
+		laid(t, r, c.name, cc, 1500, c.seenC)
 		v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 2800, SeenMS: c.seenX, Player: x.Player, Fields: x.Fields[:], Colours: x.Colours[:]})
 		if err != nil {
 			t.Fatal(err)
@@ -109,5 +132,49 @@ func TestTiles_T2b_CardSeenWithTheStonesLastOneWasLaidBeforeIt(t *testing.T) {
 		if c.wantOK && r.Table().Awaited(1) {
 			t.Errorf("%s: stone 1 awaits a move onto P1's card, laid before the one it stands on", c.name)
 		}
+	}
+}
+
+// laid applies l, seen at seen (0: not by a camera), and its stone's move
+// (T3a) to r, and fails the test unless both are legal.
+func laid(t *testing.T, r *Referee, name string, l Lay, tMS, seen int64) {
+	t.Helper()
+	j, _ := r.Table().CheckLay(l)
+	for _, o := range []Observation{
+		{Kind: ObsLay, TimeMS: tMS, SeenMS: seen, Player: l.Player, Fields: l.Fields[:], Colours: l.Colours[:]},
+		{Kind: ObsStone, TimeMS: tMS + 200, Stone: j.Stone, Fields: []Field{j.StoneTo}},
+	} {
+		if v, err := r.Apply(o); err != nil || v.Status != StatusOK {
+			t.Fatalf("%s: %s: %+v %v", name, o.Kind, v, err)
+		}
+	}
+}
+
+// TestTiles_T2b_CardSeenWithAStonesCardGoesBeforeItAndTheNext: P2 lays
+// two cards at stone 1 in turn; then P1's card comes, wrong where the
+// stone stands now, but legal before P2's first, and both of P2's legal
+// after it. Seen within a second of P2's first card (not of the second),
+// it was laid first: the stone went over it, then P2's two, and it is
+// legal (held-out 1060: the stone went on to a third card before the
+// camera reported the late one).
+func TestTiles_T2b_CardSeenWithAStonesCardGoesBeforeItAndTheNext(t *testing.T) {
+	obs, _ := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, c, d := overtakenCards(t, r, true)
+	laid(t, r, "P2's first", c, 1500, 1000)
+	laid(t, r, "P2's second", d, 3500, 3000)
+	jd := r.Table().Stones()[0].At
+	v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 4000, SeenMS: 1600, Player: x.Player, Fields: x.Fields[:], Colours: x.Colours[:]})
+	if err != nil || v.Status != StatusOK {
+		t.Fatalf("P1's card: %+v %v, want ok", v, err)
+	}
+	st := r.State()
+	if len(st.Faults["P1"]) > 0 || st.Stones[0].At != jd || r.Table().Awaited(1) {
+		t.Errorf("P1's faults %v, stone 1 on %v (awaited %v); want none, on %v, awaiting nothing", st.Faults["P1"], st.Stones[0].At, r.Table().Awaited(1), jd)
 	}
 }
