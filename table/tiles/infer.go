@@ -99,7 +99,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			l.adopt(o.Fields)
 			continue
 		case tiles.ObsStone:
-			if l.stoneSeen(o) {
+			if l.carriedOver(o) || l.stoneSeen(o) {
 				continue
 			}
 			o = l.identify(o)

@@ -557,6 +557,69 @@ func TestLoop_T3b_RelocationOfAnothersStoneTakenAsTheOneItsPlayerBlocked(t *test
 	}
 }
 
+// TestLoop_T3b_BlockedStoneCarriedOverACardCalledWrong: P1 blocked stone
+// 3; P2 lays a card beside no stone (T2b); P1 relocates stone 3 onto a
+// card beside P2's. The camera sees the stone stop on P2's card on its
+// way (the hand carried it over), then on P1's: in one frame. P2 cannot
+// owe stone 3, so the stop is the hand's, not a move onto P2's card laid
+// at the stone after all: P2's call stands, P1's relocation is legal, and
+// the stop is noted as unsure (dev 911 r2, 1011 r2: the call withdrawn,
+// and P1's relocation called T3a).
+func TestLoop_T3b_BlockedStoneCarriedOverACardCalledWrong(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone(t, tb, 3, "P1")
+	stray, ok := besideNoStone(tb, "P2")
+	if !ok {
+		t.Fatal("no place beside no stone")
+	}
+	var reloc tiles.Lay
+	var to tiles.Field
+	n0, n1 := stray.Fields[0].Neighbours(), stray.Fields[1].Neighbours()
+	for _, a := range append(n0[:], n1[:]...) {
+		for _, b := range a.Neighbours() {
+			if !tb.Board().On(a) || !tb.Board().On(b) || slices.Contains(stray.Fields[:], a) {
+				continue
+			}
+			c := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}, Stone: 3}
+			after := tb.Clone()
+			after.ApplyLay(stray, tiles.Judgement{})
+			if j, err := after.CheckLay(c); err == nil && j.Violation == nil && j.Relocates {
+				reloc, to = c, a
+			}
+		}
+	}
+	if reloc.Player == "" {
+		t.Fatal("no relocation beside P2's card")
+	}
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenLay(1000, stray)})
+	l.tick(2000)
+	over := stray.Fields[0]
+	if !over.Adjacent(to) {
+		over = stray.Fields[1]
+	}
+	seen := seenLay(3000, reloc)
+	l.tick(3000)
+	l.apply([]tiles.Observation{seenStone(3000, 3, over), seen, seenStone(3000, 3, to)})
+	l.tick(3000 + StoneWaitMS)
+	var calls []string
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation || v.Verdict.Withdraws > 0 {
+			calls = append(calls, fmt.Sprintf("%s %s %s", v.Verdict.Player, v.Verdict.Rule, v.Verdict.Reason))
+		}
+	}
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "P2 T2b") {
+		t.Errorf("calls %q, want P2's T2b alone", calls)
+	}
+	if st := ref.State().Stones[2]; st.At != to || st.Owed != "" {
+		t.Errorf("stone 3 on %v owed by %q, want on %v, owed by nobody", st.At, st.Owed, to)
+	}
+	if len(l.Unsure()) == 0 {
+		t.Error("the stop on P2's card, taken as the hand's, is not noted as unsure")
+	}
+}
+
 // relocationSeenAs has P1 relocate stone 3, which P1 blocked, with a card
 // beside no stone that the camera names for stone named; nothing may be
 // called. It returns the field stone 3 goes onto.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"ligretto/referee/tiles"
 )
@@ -415,5 +416,41 @@ func (l *Loop) inferFinisher(tMS int64) bool {
 	l.noteUnsure(fmt.Sprintf("%d ms: round %d: nobody was seen to lay their last card, but %s was %d short and %d card(s) were laid for nobody: taken as %s's, and %s as the finisher (T5a)",
 		tMS, st.Round, who, short, len(unowned), who, who))
 	l.checkFinished(tiles.Observation{Player: who}, tMS)
+	return true
+}
+
+// carriedOver reports whether stone o's stop on a card called as laid
+// beside no stone (T2b), which the referee would take as laid at it
+// after all, is a hand carrying the blocked stone over that card to a
+// relocation (T3b). So it is when the stone is blocked, the card's
+// player cannot owe it (owing), and a card of one who may owe it, beside
+// that card, waits or comes later in this batch with the stone's move
+// onto it. The stop is then dropped, and noted as unsure.
+func (l *Loop) carriedOver(o tiles.Observation) bool {
+	t := l.playingTable()
+	if !stoneMove(t, o) || t.Stones()[o.Stone-1].Owed == "" || !l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
+		return false
+	}
+	f, owed := o.Fields[0], t.Stones()[o.Stone-1].Owed
+	by := l.owing[o.Stone-1].by
+	if !slices.Contains(by, owed) {
+		by = append([]string{owed}, by...)
+	}
+	if p, ok := t.Piece(f); !ok || p.Owner == "" || slices.Contains(by, p.Owner) {
+		return false
+	}
+	onto := func(c tiles.Observation) bool {
+		if c.Kind != tiles.ObsLay || !slices.Contains(by, c.Player) || !slices.ContainsFunc(c.Fields, f.Adjacent) {
+			return false
+		}
+		return slices.ContainsFunc(l.rest, func(s tiles.Observation) bool {
+			s = l.named(s)
+			return s.Kind == tiles.ObsStone && s.Stone == o.Stone && len(s.Fields) == 1 && slices.Contains(c.Fields, s.Fields[0])
+		})
+	}
+	if !slices.ContainsFunc(l.waiting, func(w *waiting) bool { return w.held && onto(w.card) }) && !slices.ContainsFunc(l.rest, onto) {
+		return false
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: blocked stone %d seen on a card at %v, called T2b, on its way to a relocation by %s: taken as carried over it (T3b)", o.TimeMS, o.Stone, f, strings.Join(by, " or ")))
 	return true
 }
