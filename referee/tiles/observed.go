@@ -312,7 +312,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		v.Status, v.Rule, v.Reason = StatusViolation, j.Violation.Rule, j.Violation.Reason
 	}
 	return v, func() {
-		g.stepLaid(l, j, o)
+		g.stepLaid(l, j, o.SeenMS)
 		g.table.ApplyLay(l, j)
 		s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS}
 		switch {

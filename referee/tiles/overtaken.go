@@ -2,41 +2,46 @@ package tiles
 
 import "fmt"
 
-// togetherMS: cards a camera first saw this close together may have been
-// laid in either order (a hand hides a card it lays for most of a second).
-const togetherMS = 1000
+// TogetherMS: cards a camera first saw this close together may have been
+// laid in either order (a card may lie under the hand that laid it, or
+// the next one, for most of a second).
+const TogetherMS = 1000
 
 // wayLength is how many of a stone's latest moves are kept to lay a card
 // seen late before.
 const wayLength = 4
 
 // step is a legal card laid at a stone and the stone's move onto it (to,
-// the farther field, T3a), from where it stood.
+// the farther field, T3a), from where it stood (at, with the duties on
+// it then: a joker's reservation, T4a).
 type step struct {
-	lay      Lay
-	from, to Field
-	seen     int64 // when the camera first saw the card (0: not known)
-	moved    bool
+	lay   Lay
+	at    StoneView
+	to    Field
+	seen  int64 // when the camera first saw the card (0: not known)
+	moved bool
 }
 
-// stepLaid notes the card l judged j at its stone: a legal card laid at
-// it without a relocation starts the stone's next step; anything else
-// breaks its way (nothing is laid before a wrong play or a relocation),
-// as does a step before it whose move the stone did not make there.
-func (g *game) stepLaid(l Lay, j Judgement, o Observation) {
+// stepLaid notes the card l judged j at its stone, first seen at seen: a
+// legal card laid at it without a relocation starts the stone's next
+// step; anything else breaks its way (nothing is laid before a wrong
+// play or a relocation), as does a step before it whose move the stone
+// did not make there. A card seen late names no stone, and leaves the
+// ways alone.
+func (g *game) stepLaid(l Lay, j Judgement, seen int64) {
 	if j.Stone < 1 || j.Stone > Stones {
 		return
 	}
 	s := j.Stone - 1
-	at := g.table.stones[s].At
-	if n := len(g.ways[s]); n > 0 && (!g.ways[s][n-1].moved || g.ways[s][n-1].to != at) {
+	at := g.table.stones[s]
+	if n := len(g.ways[s]); n > 0 && (!g.ways[s][n-1].moved || g.ways[s][n-1].to != at.At) {
 		g.ways[s] = nil
 	}
-	if j.Violation != nil || j.Relocates || j.Misplaced || o.SeenLate {
+	if j.Violation != nil || j.Relocates || j.Misplaced {
 		g.ways[s] = nil
 		return
 	}
-	g.ways[s] = append(g.ways[s], step{lay: l, from: at, to: j.StoneTo, seen: o.SeenMS})
+	g.ways[s] = append(g.ways[s], step{lay: l, at: at, to: j.StoneTo, seen: seen})
 	if len(g.ways[s]) > wayLength {
 		g.ways[s] = g.ways[s][1:]
 	}
@@ -55,7 +60,7 @@ func (g *game) stepMoved(stone int, to Field, x *Violation) {
 
 // overtaken finds the stone whose latest legal cards the card l, wrong
 // where the stones stand now (T2b, T2d), fits before: a camera first saw
-// it (at seen) within togetherMS of the first of them, and laid before
+// it (at seen) within TogetherMS of the first of them, and laid before
 // them at that stone it is legal, as every one of them stays, each taking
 // the stone onto the field it went to. Seen that close, either order is
 // as likely, and the stone went over it unseen. Cards not seen by a
@@ -72,7 +77,7 @@ func (g *game) overtaken(l Lay, seen int64) (int, Lay, bool) {
 			continue
 		}
 		for i := n - 1; i >= 0; i-- {
-			if way[i].seen > 0 && max(seen-way[i].seen, way[i].seen-seen) <= togetherMS && g.fitsBefore(l, s, way[i:]) {
+			if way[i].seen > 0 && max(seen-way[i].seen, way[i].seen-seen) <= TogetherMS && g.fitsBefore(l, s, way[i:]) {
 				return s, way[i].lay, true
 			}
 		}
@@ -91,7 +96,8 @@ func (g *game) fitsBefore(l Lay, s int, way []step) bool {
 			t.pieces[t.board.index(f)] = Piece{}
 		}
 	}
-	t.stones[s-1] = StoneView{At: way[0].from}
+	t.stones[s-1] = way[0].at
+	t.stones[s-1].Owed = "" // a card was laid at it: not blocked
 	t.relocatedOnto[s-1] = nil
 	first := l
 	first.Stone = s
@@ -105,6 +111,9 @@ func (g *game) fitsBefore(l Lay, s int, way []step) bool {
 		next := st.lay
 		next.Stone = s
 		j, err := t.CheckLay(next)
+		// (the stone's fields alternate in parity along its way, so a
+		// card that still lies by it takes it where it went; checked all
+		// the same)
 		if err != nil || j.Violation != nil || j.Stone != s || j.Relocates || j.Misplaced || j.StoneTo != st.to {
 			return false
 		}
@@ -115,7 +124,8 @@ func (g *game) fitsBefore(l Lay, s int, way []step) bool {
 }
 
 // overtakenVerdict is the verdict on l, laid at stone before the card
-// next and gone over unseen.
+// next and gone over unseen. It names no stone: none awaits a move onto
+// it.
 func overtakenVerdict(l Lay, stone int, next Lay) Verdict {
 	return Verdict{Status: StatusOK, Rule: T3a, Player: l.Player,
 		Reason: fmt.Sprintf("%s laid %s-%s at %v-%v at stone %d before %s's card at %v-%v, seen with it: the stone went over it unseen",

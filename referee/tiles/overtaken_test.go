@@ -132,6 +132,17 @@ func TestTiles_T2b_CardSeenWithTheStonesLastOneWasLaidBeforeIt(t *testing.T) {
 		if c.wantOK && r.Table().Awaited(1) {
 			t.Errorf("%s: stone 1 awaits a move onto P1's card, laid before the one it stands on", c.name)
 		}
+		if c.wantOK {
+			// seen moving onto it after all, the stone takes it as a card
+			// seen late (it was laid at it, wherever it stood): no call
+			on := x.Fields[0]
+			if on.Adjacent(jc.StoneTo) {
+				on = x.Fields[1]
+			}
+			if v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 3000, Stone: 1, Fields: []Field{on}}); err != nil || v.Status != StatusOK {
+				t.Errorf("%s: stone 1 onto P1's card: %+v %v, want ok", c.name, v, err)
+			}
+		}
 	}
 }
 
@@ -176,5 +187,64 @@ func TestTiles_T2b_CardSeenWithAStonesCardGoesBeforeItAndTheNext(t *testing.T) {
 	st := r.State()
 	if len(st.Faults["P1"]) > 0 || st.Stones[0].At != jd || r.Table().Awaited(1) {
 		t.Errorf("P1's faults %v, stone 1 on %v (awaited %v); want none, on %v, awaiting nothing", st.Faults["P1"], st.Stones[0].At, r.Table().Awaited(1), jd)
+	}
+}
+
+// pairAt1 finds x of xp's and c of cp's among the cards that fit at stone
+// 1 of tb and of free, such that want says so.
+func pairAt1(tb, free *Table, xp, cp string, want func(x, c Lay) bool) (Lay, Lay, bool) {
+	for _, x := range legalAt1(free, xp) {
+		for _, c := range legalAt1(tb, cp) {
+			if want(x, c) {
+				return x, c, true
+			}
+		}
+	}
+	return Lay{}, Lay{}, false
+}
+
+// TestTiles_T4a_CardOnAnothersJokerStoneGoesBeforeNothing: P1's joker
+// takes stone 1, P1 lays a card at it, then P2's card comes, seen with
+// P1's, wrong where the stone stands now (T2b, T2d). Laid before P1's card
+// it would lie at the stone on P1's joker, which only P1 may lay at
+// (T4a): wrong in either order, so it is called.
+func TestTiles_T4a_CardOnAnothersJokerStoneGoesBeforeNothing(t *testing.T) {
+	obs, _ := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := r.Table().Stones()[0].At
+	var joker Field
+	for _, f := range at.Neighbours() {
+		if r.Table().board.On(f) && r.Table().Free(f) {
+			joker = f
+			break
+		}
+	}
+	for _, o := range []Observation{
+		{Kind: ObsJoker, TimeMS: 500, Player: "P1", Fields: []Field{joker}, Stone: 1},
+		{Kind: ObsStone, TimeMS: 600, Stone: 1, Fields: []Field{joker}},
+	} {
+		if v, err := r.Apply(o); err != nil || v.Status != StatusOK {
+			t.Fatalf("P1's joker: %s: %+v %v", o.Kind, v, err)
+		}
+	}
+	tb := r.Table()
+	free := tb.Clone()
+	free.stones[0].Reserved = ""
+	x, c, ok := pairAt1(tb, free, "P2", "P1", func(x, c Lay) bool { return fitsFirst(free, x, []Lay{c}) })
+	if !ok {
+		t.Fatal("no cards at stone 1 legal in one order alone but for P1's joker")
+	}
+	if j, _ := tb.CheckLay(x); j.Violation == nil || j.Violation.Rule != T4a {
+		t.Fatalf("P2's card first: %+v, want T4a", j)
+	}
+	laid(t, r, "P1's card", c, 1500, 1000)
+	v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 2800, SeenMS: 1300, Player: x.Player, Fields: x.Fields[:], Colours: x.Colours[:]})
+	if err != nil || v.Status != StatusViolation {
+		t.Fatalf("P2's card: %+v %v, want a call", v, err)
 	}
 }

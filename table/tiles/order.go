@@ -112,10 +112,9 @@ func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 	return false
 }
 
-// togetherMS: a card may lie under the hand that laid it, or the next
-// one, for most of a second, so cards first seen closer than this may
-// have been laid in either order when the rules say which it was.
-const togetherMS = 1000
+// togetherMS: cards first seen closer than this may have been laid in
+// either order, when the rules say which it was.
+const togetherMS = tiles.TogetherMS
 
 // seenTogether reports whether the camera first saw a and b (reported,
 // when it did not say) within togetherMS of each other: which came first

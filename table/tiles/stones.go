@@ -419,15 +419,16 @@ func (l *Loop) inferFinisher(tMS int64) bool {
 	return true
 }
 
-// carriedOver reports whether stone o's stop on a card called as laid
-// beside no stone (T2b), which the referee would take as laid at it
-// after all, is a hand carrying the blocked stone over that card to a
+// carriedOver reports whether stone o's stop on a card the referee would
+// take as laid at it after all (called T2b or T2d, or seen late:
+// Reclaims) is a hand carrying the blocked stone over that card to a
 // relocation (T3b). So it is when the stone is blocked, the card's
 // player cannot owe it (owing), and a card of one who may owe it, beside
 // that card, waits or comes later in this batch with the stone's move
-// onto it. The stop is then dropped, and noted as unsure.
+// onto it. The stop is then dropped, and noted as unsure. (A move onto
+// the relocation seen only in a later frame is not waited for.)
 func (l *Loop) carriedOver(o tiles.Observation) bool {
-	t := l.playingTable()
+	t := l.ref.Table() // Reclaims checks the phase
 	if !stoneMove(t, o) || t.Stones()[o.Stone-1].Owed == "" || !l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
 		return false
 	}
@@ -436,7 +437,8 @@ func (l *Loop) carriedOver(o tiles.Observation) bool {
 	if !slices.Contains(by, owed) {
 		by = append([]string{owed}, by...)
 	}
-	if p, ok := t.Piece(f); !ok || p.Owner == "" || slices.Contains(by, p.Owner) {
+	p, ok := t.Piece(f)
+	if !ok || p.Owner == "" || slices.Contains(by, p.Owner) {
 		return false
 	}
 	onto := func(c tiles.Observation) bool {
@@ -451,6 +453,6 @@ func (l *Loop) carriedOver(o tiles.Observation) bool {
 	if !slices.ContainsFunc(l.waiting, func(w *waiting) bool { return w.held && onto(w.card) }) && !slices.ContainsFunc(l.rest, onto) {
 		return false
 	}
-	l.noteUnsure(fmt.Sprintf("%d ms: blocked stone %d seen on a card at %v, called T2b, on its way to a relocation by %s: taken as carried over it (T3b)", o.TimeMS, o.Stone, f, strings.Join(by, " or ")))
+	l.noteUnsure(fmt.Sprintf("%d ms: blocked stone %d seen on %s's card at %v on its way to a relocation by %s: taken as carried over it (T3b)", o.TimeMS, o.Stone, p.Owner, f, strings.Join(by, " or ")))
 	return true
 }
