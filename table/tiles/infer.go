@@ -99,13 +99,8 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			l.adopt(o.Fields)
 			continue
 		case tiles.ObsStone:
-			if l.carriedOver(o) || l.stoneSeen(o) {
-				continue
-			}
-			o = l.identify(o)
-			l.wentOverItsCard(o)
-			if orphaned(l.playingTable(), o) {
-				l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
+			var dealt bool
+			if o, dealt = l.takeStone(o); dealt {
 				continue
 			}
 		case tiles.ObsOwner:
@@ -139,6 +134,24 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			l.adopt(o.Fields)
 		}
 	}
+}
+
+// takeStone deals with stone o's move before the referee hears of it:
+// a stop the hand made carrying it (carriedOver), the move onto a waiting
+// card (stoneSeen), a move onto a field with no card known yet (an
+// orphan, which waits for it). It reports whether it dealt with it;
+// else it returns the move to send, its stone named by where it went.
+func (l *Loop) takeStone(o tiles.Observation) (tiles.Observation, bool) {
+	if l.carriedOver(o) || l.stoneSeen(o) {
+		return o, true
+	}
+	o = l.identify(o)
+	l.wentOverItsCard(o)
+	if orphaned(l.playingTable(), o) {
+		l.orphans = append(l.orphans, orphan{stone: o, since: l.now})
+		return o, true
+	}
+	return o, false
 }
 
 // order puts a card that lies beside no stone after the cards seen with
