@@ -105,13 +105,7 @@ func TestTiles_T2b_CardSeenWithTheStonesLastOneWasLaidBeforeIt(t *testing.T) {
 		{"seen 1.5 s apart", 1000, 2500, false},
 		{"not seen by a camera", 0, 0, false},
 	} {
-		obs, _ := script(t)
-		r := New()
-		for _, o := range obs[:2] {
-			if _, err := r.Apply(o); err != nil {
-				t.Fatal(err)
-			}
-		}
+		r := roundBegun(t)
 		x, cc, _ := overtakenCards(t, r, false)
 		jc, _ := r.Table().CheckLay(cc)
 		laid(t, r, c.name, cc, 1500, c.seenC)
@@ -169,13 +163,7 @@ func laid(t *testing.T, r *Referee, name string, l Lay, tMS, seen int64) {
 // legal (held-out 1060: the stone went on to a third card before the
 // camera reported the late one).
 func TestTiles_T2b_CardSeenWithAStonesCardGoesBeforeItAndTheNext(t *testing.T) {
-	obs, _ := script(t)
-	r := New()
-	for _, o := range obs[:2] {
-		if _, err := r.Apply(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := roundBegun(t)
 	x, c, d := overtakenCards(t, r, true)
 	laid(t, r, "P2's first", c, 1500, 1000)
 	laid(t, r, "P2's second", d, 3500, 3000)
@@ -209,13 +197,7 @@ func pairAt1(tb, free *Table, xp, cp string, want func(x, c Lay) bool) (Lay, Lay
 // it would lie at the stone on P1's joker, which only P1 may lay at
 // (T4a): wrong in either order, so it is called.
 func TestTiles_T4a_CardOnAnothersJokerStoneGoesBeforeNothing(t *testing.T) {
-	obs, _ := script(t)
-	r := New()
-	for _, o := range obs[:2] {
-		if _, err := r.Apply(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := roundBegun(t)
 	at := r.Table().Stones()[0].At
 	var joker Field
 	for _, f := range at.Neighbours() {
@@ -247,4 +229,17 @@ func TestTiles_T4a_CardOnAnothersJokerStoneGoesBeforeNothing(t *testing.T) {
 	if err != nil || v.Status != StatusViolation {
 		t.Fatalf("P2's card: %+v %v, want a call", v, err)
 	}
+}
+
+// roundBegun is a referee with script's 2-player round begun.
+func roundBegun(t *testing.T) *Referee {
+	t.Helper()
+	obs, _ := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
 }

@@ -249,16 +249,7 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForTheCardTheRulesPutFirst(t *testin
 	l.apply([]tiles.Observation{seenA})
 	l.tick(1500)
 	l.apply([]tiles.Observation{seenB, seenStone(1500, 1, toB)})
-	for _, tMS := range []int64{1600, 1700, 1800, 1900} {
-		l.tick(tMS)
-	}
-	order := legalOrder(t, *vs)
-	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
-		t.Errorf("cards judged by 1900 ms in the order %v, want %v", order, want)
-	}
-	if at := ref.State().Stones[0].At; at != toB {
-		t.Errorf("stone 1 on %v, want %v", at, toB)
-	}
+	judgedInOrderBy1900(t, l, ref, vs, a, b, toB)
 }
 
 // TestLoop_T3a_CardWhoseStoneWasSeenWaitsForACardLaterInItsBatch: two
@@ -282,16 +273,7 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForACardLaterInItsBatch(t *testing.T
 	seenB.SeenMS = 1000
 	l.tick(1500)
 	l.apply([]tiles.Observation{seenB, seenStone(1500, 1, toB), seenA})
-	for _, tMS := range []int64{1600, 1700, 1800, 1900} {
-		l.tick(tMS)
-	}
-	order := legalOrder(t, *vs)
-	if want := []string{a.Player, b.Player}; !slices.Equal(order, want) {
-		t.Errorf("cards judged by 1900 ms in the order %v, want %v", order, want)
-	}
-	if at := ref.State().Stones[0].At; at != toB {
-		t.Errorf("stone 1 on %v, want %v", at, toB)
-	}
+	judgedInOrderBy1900(t, l, ref, vs, a, b, toB)
 }
 
 // TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw: cards seen
@@ -359,4 +341,19 @@ func legalOrder(t *testing.T, vs []Verdict) []string {
 		}
 	}
 	return order
+}
+
+// judgedInOrderBy1900 ticks l to 1900 ms and checks that a, then b, were
+// judged legal by then, and stone 1 stands on toB.
+func judgedInOrderBy1900(t *testing.T, l *Loop, ref *tiles.Referee, vs *[]Verdict, a, b tiles.Lay, toB tiles.Field) {
+	t.Helper()
+	for _, tMS := range []int64{1600, 1700, 1800, 1900} {
+		l.tick(tMS)
+	}
+	if want, order := []string{a.Player, b.Player}, legalOrder(t, *vs); !slices.Equal(order, want) {
+		t.Errorf("cards judged by 1900 ms in the order %v, want %v", order, want)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v", at, toB)
+	}
 }
