@@ -304,7 +304,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		v.Reason += fmt.Sprintf(" at stone %d, not where the referee had it (%v): a card laid at it was missed", j.Stone, g.table.stones[j.Stone-1].At)
 	}
 	if j.Violation != nil {
-		if r := j.Violation.Rule; !o.SeenLate && (r == T2b && j.Stone == 0 || r == T2d) {
+		if !o.SeenLate && wrongWhereItLies(j) {
 			if s, next, ok := g.overtaken(l, o.SeenMS); ok {
 				return overtakenVerdict(l, s, next), func() { g.layOvertaken(l, s, o.TimeMS) }, nil
 			}
@@ -316,7 +316,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		g.table.ApplyLay(l, j)
 		s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS}
 		switch {
-		case j.Violation != nil && ((j.Stone == 0 && j.Violation.Rule == T2b) || j.Violation.Rule == T2d):
+		case wrongWhereItLies(j):
 			s.fault, s.corner = *j.Violation, j.Stone
 		case o.SeenLate && j.Violation == nil: // its stone may not have moved yet
 			s.late = true
@@ -325,6 +325,13 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		}
 		g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
 	}, nil
+}
+
+// wrongWhereItLies reports whether j calls a card wrong only for where
+// it lies against the stones: beside none (T2b), or at a corner of one
+// (T2d). Where they stood may have been other than the referee had them.
+func wrongWhereItLies(j Judgement) bool {
+	return j.Violation != nil && (j.Stone == 0 && j.Violation.Rule == T2b || j.Violation.Rule == T2d)
 }
 
 func (g *game) decideJoker(o Observation) (Verdict, func(), error) {

@@ -429,10 +429,13 @@ func (l *Loop) inferFinisher(tMS int64) bool {
 // the relocation seen only in a later frame is not waited for.)
 func (l *Loop) carriedOver(o tiles.Observation) bool {
 	t := l.ref.Table() // Reclaims checks the phase
-	if !stoneMove(t, o) || t.Stones()[o.Stone-1].Owed == "" || !l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
+	if !stoneMove(t, o) {
 		return false
 	}
 	f, owed := o.Fields[0], t.Stones()[o.Stone-1].Owed
+	if owed == "" || !l.ref.Reclaims(o.Stone, f, o.TimeMS) {
+		return false
+	}
 	by := l.owing[o.Stone-1].by
 	if !slices.Contains(by, owed) {
 		by = append([]string{owed}, by...)
