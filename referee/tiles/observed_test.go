@@ -419,3 +419,54 @@ func TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows(t *testing.T) {
 		t.Fatalf("a card seen late on other colours: %+v, want a T2a call", v)
 	}
 }
+
+// TestTiles_T3a_DoubtedPlayChargesNobody: a camera that could not tell
+// where a stone stood (Observation.Doubt) makes a play wrong only for
+// that unsure: the stone onto its card's nearer colour (T3a), a card at
+// its corner (T2d). Nobody is charged, and the board goes on as played.
+// A card on fields of other colours (T2a) is wrong wherever the stone
+// stood: still called.
+func TestTiles_T3a_DoubtedPlayChargesNobody(t *testing.T) {
+	obs, b := script(t)
+	c := func(f ...Field) []Colour {
+		out := make([]Colour, len(f))
+		for i, x := range f {
+			out[i] = b.Colour(x)
+		}
+		return out
+	}
+	nearer := Observation{Kind: ObsStone, Stone: 1, Fields: []Field{{3, 2}}} // from (2,2)
+	for _, doubt := range []string{"", "no camera saw stone 1"} {
+		r := New()
+		for _, o := range obs[:3] {
+			if _, err := r.Apply(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := nearer
+		o.Doubt = doubt
+		v, err := r.Apply(o)
+		want, faults := StatusViolation, 1
+		if doubt != "" {
+			want, faults = StatusUnsure, 0
+		}
+		if err != nil || v.Status != want || v.Rule != T3a || len(r.State().Faults["P1"]) != faults || r.State().Stones[0].At != o.Fields[0] {
+			t.Fatalf("doubt %q: stone onto the nearer colour: %+v %v, faults %v, stone on %v; want %s T3a, %d faults, on %v",
+				doubt, v, err, r.State().Faults, r.State().Stones[0].At, want, faults, o.Fields[0])
+		}
+		if doubt == "" {
+			continue
+		}
+		corner := []Field{{4, 3}, {4, 4}} // (4,3) meets the stone's (3,2) at a corner
+		v, err = r.Apply(Observation{Kind: ObsLay, Player: "P2", Fields: corner, Colours: c(corner...), Doubt: doubt})
+		if err != nil || v.Status != StatusUnsure || v.Rule != T2d || len(r.State().Faults["P2"]) != 0 || !strings.Contains(v.Reason, doubt) {
+			t.Fatalf("card at the corner, doubted: %+v %v, faults %v; want unsure T2d, no fault, the doubt said", v, err, r.State().Faults)
+		}
+		beside := []Field{{3, 3}, {3, 4}} // (3,3) beside the stone's (3,2)
+		wrong := []Colour{other(b.Colour(beside[0])), other(b.Colour(beside[1]))}
+		v, err = r.Apply(Observation{Kind: ObsLay, Player: "P1", Fields: beside, Colours: wrong, Doubt: doubt})
+		if err != nil || v.Status != StatusViolation || v.Rule != T2a || len(r.State().Faults["P1"]) != 1 {
+			t.Fatalf("card on other colours, doubted: %+v %v, faults %v; want a T2a call", v, err, r.State().Faults)
+		}
+	}
+}
