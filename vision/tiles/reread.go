@@ -18,8 +18,10 @@ type unowned struct {
 // again the frames of those reported so far that lie in full view with
 // no stone on them now (a stone or a hand over a frame is the usual
 // reason it was not read); it reports the owner of each one read
-// (tiles.ObsOwner), always after its card. A card covered since, or not
-// read within rereadForMS, stays nobody's.
+// (tiles.ObsOwner), always after its card. A card with a half covered
+// since (T2c) is read round the other half, as a covered card is when
+// first seen (its first read may have taken in the cover's frame). One
+// covered whole, or not read within rereadForMS, stays nobody's.
 func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observation {
 	for _, o := range emitted {
 		if o.Kind == tiles.ObsLay && o.Player == "" && len(o.Fields) == 2 {
@@ -29,12 +31,17 @@ func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observa
 	var out []tiles.Observation
 	keep := w.unowned[:0]
 	for _, u := range w.unowned {
-		if tMS-u.since > rereadForMS || !w.lies(u.f, u.g) {
+		seen, covered, whole := w.shows(u.f, u.g)
+		if tMS-u.since > rereadForMS || !whole && covered == seen {
 			continue
 		}
-		if tMS >= u.next && !slices.Contains(w.stones[:], u.f) && !slices.Contains(w.stones[:], u.g) {
+		if tMS >= u.next && !slices.Contains(w.stones[:], seen) && (!whole || !slices.Contains(w.stones[:], covered)) {
 			u.next = tMS + readEveryMS
-			if o, _ := w.owner(w.cardPiece(u.f, u.g), nil, u.f, u.g); o != "" {
+			read := func() (string, string) { return w.coveredOwner(seen, covered) }
+			if whole {
+				read = func() (string, string) { return w.owner(w.cardPiece(u.f, u.g), nil, u.f, u.g) }
+			}
+			if o, _ := read(); o != "" {
 				out = append(out, tiles.Observation{Kind: tiles.ObsOwner, TimeMS: tMS, Player: o, Fields: []tiles.Field{u.f, u.g}, By: "camera"})
 				continue
 			}
@@ -59,9 +66,19 @@ func (w *Watcher) readLater(f, g tiles.Field, since, next int64) {
 	w.unowned = append(w.unowned, unowned{f: f, g: g, since: since, next: next})
 }
 
-// lies reports whether the card reported on f and g lies there still,
-// uncovered.
-func (w *Watcher) lies(f, g tiles.Field) bool {
+// shows reports which halves of the card reported on f and g show: both
+// (whole), or the one seen with the other covered by a later card, or
+// none (seen == covered).
+func (w *Watcher) shows(f, g tiles.Field) (seen, covered tiles.Field, whole bool) {
 	a, b := w.content[f.Y][f.X], w.content[g.Y][g.X]
-	return a.kind == lookCard && a.partner == g && b.kind == lookCard && b.partner == f
+	mine := func(c cell, other tiles.Field) bool { return c.kind == lookCard && c.partner == other }
+	switch {
+	case mine(a, g) && mine(b, f):
+		return f, g, true
+	case mine(a, g) && b.kind == lookCard:
+		return f, g, false
+	case mine(b, f) && a.kind == lookCard:
+		return g, f, false
+	}
+	return f, f, false
 }
