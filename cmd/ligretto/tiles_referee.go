@@ -32,13 +32,10 @@ type tilesCall struct {
 type tilesRefereeResult struct {
 	tiles.MatchResult
 	Called []tilesCall `json:"called"` // wrong plays called, with their rule
-	// plays wrong only if a stone stood where the camera could not see it
-	// (status unsure): nobody was charged
-	Doubted []tilesCall `json:"doubted"`
-	Lays    int         `json:"lays"` // cards the referee judged
-	Jokers  int         `json:"jokers"`
-	EndMS   int64       `json:"end_ms"` // the last frame's time
-	Unsure  []string    `json:"unsure"` // what was seen but not reported or guessed
+	Lays   int         `json:"lays"`   // cards the referee judged
+	Jokers int         `json:"jokers"`
+	EndMS  int64       `json:"end_ms"` // the last frame's time
+	Unsure []string    `json:"unsure"` // what was seen but not reported or guessed
 }
 
 // tilesLine is one JSON line of --json output.
@@ -128,12 +125,9 @@ func runTilesReferee(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s: no board of %d parts with its 4 stones was found between the 4 table markers", *src, tilesParts(*n))
 	}
-	res := tilesRefereeResult{MatchResult: *m, Called: p.called, Doubted: p.doubted, Lays: p.lays, Jokers: p.jokers, EndMS: endMS, Unsure: loop.Unsure()}
+	res := tilesRefereeResult{MatchResult: *m, Called: p.called, Lays: p.lays, Jokers: p.jokers, EndMS: endMS, Unsure: loop.Unsure()}
 	if res.Called == nil {
 		res.Called = []tilesCall{}
-	}
-	if res.Doubted == nil {
-		res.Doubted = []tilesCall{}
 	}
 	if res.Unsure == nil {
 		res.Unsure = []string{}
@@ -143,8 +137,8 @@ func runTilesReferee(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "%d round(s) scored, %d cards and %d jokers judged, %d wrong plays called, %d plays unsure, %d readings unsure; totals %v\n",
-			len(res.Rounds), res.Lays, res.Jokers, len(res.Called), len(res.Doubted), len(res.Unsure), res.Totals)
+		fmt.Fprintf(stdout, "%d round(s) scored, %d cards and %d jokers judged, %d wrong plays called, %d unsure; totals %v\n",
+			len(res.Rounds), res.Lays, res.Jokers, len(res.Called), len(res.Unsure), res.Totals)
 	}
 	if st := ref.State(); st.Phase == tiles.PhasePlaying || st.Phase == tiles.PhaseCounting {
 		fmt.Fprintf(stderr, "the source ended during round %d (%s): that round is not scored\n", st.Round, st.Phase)
@@ -193,15 +187,14 @@ func tilesPlayers(n int, names, styles string) ([]tiles.Player, error) {
 // tilesPrinter prints the calls as they come, as text or JSON lines, and
 // keeps the wrong plays called; err is the first line it failed to write.
 type tilesPrinter struct {
-	out     io.Writer
-	enc     *json.Encoder
-	asJSON  bool
-	ref     *tiles.Referee
-	called  []tilesCall
-	doubted []tilesCall
-	lays    int
-	jokers  int
-	err     error
+	out    io.Writer
+	enc    *json.Encoder
+	asJSON bool
+	ref    *tiles.Referee
+	called []tilesCall
+	lays   int
+	jokers int
+	err    error
 }
 
 func (p *tilesPrinter) print(tv ttable.Verdict) {
@@ -216,12 +209,8 @@ func (p *tilesPrinter) print(tv ttable.Verdict) {
 		if v.Withdraws > 0 { // a call found wrong: the play was legal
 			p.called = slices.DeleteFunc(p.called, func(c tilesCall) bool { return c.Seq == v.Withdraws })
 		}
-		c := tilesCall{Seq: v.Seq, Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason}
-		switch v.Status {
-		case tiles.StatusViolation:
-			p.called = append(p.called, c)
-		case tiles.StatusUnsure:
-			p.doubted = append(p.doubted, c)
+		if v.Status == tiles.StatusViolation {
+			p.called = append(p.called, tilesCall{Seq: v.Seq, Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason})
 		}
 	}
 	line := tilesLine{Obs: o}

@@ -64,7 +64,6 @@ type tilesE2EMatch struct {
 	rounds, scored, exact int // rounds played, scored by the referee, scored as simulated
 	injected, caught      int // wrong plays made; called with their rule
 	wrongRule             int // called with another rule
-	doubted               int // left unsure: nobody charged
 	falseCalls            []string
 	err                   string
 }
@@ -92,22 +91,21 @@ func TestTilesReferee_ScoresRenderedMatches(t *testing.T) {
 	var sum tilesE2EMatch
 	for i, r := range res {
 		m := cases[i]
-		t.Logf("%d players, seed %d: %d of %d rounds scored, %d exact; %d of %d wrong plays called with their rule, %d with another, %d unsure; %d legal plays called wrong %v %s",
-			m.players, m.seed, r.scored, r.rounds, r.exact, r.caught, r.injected, r.wrongRule, r.doubted, len(r.falseCalls), r.falseCalls, r.err)
+		t.Logf("%d players, seed %d: %d of %d rounds scored, %d exact; %d of %d wrong plays called with their rule, %d with another; %d legal plays called wrong %v %s",
+			m.players, m.seed, r.scored, r.rounds, r.exact, r.caught, r.injected, r.wrongRule, len(r.falseCalls), r.falseCalls, r.err)
 		sum.rounds += r.rounds
 		sum.scored += r.scored
 		sum.exact += r.exact
 		sum.injected += r.injected
 		sum.caught += r.caught
 		sum.wrongRule += r.wrongRule
-		sum.doubted += r.doubted
 		sum.falseCalls = append(sum.falseCalls, r.falseCalls...)
 		if r.err != "" {
 			t.Errorf("%d players, seed %d: %s", m.players, m.seed, r.err)
 		}
 	}
-	t.Logf("all: %d of %d rounds scored exactly (%.0f%%), %d scored; %d of %d wrong plays called with their rule, %d with another, %d unsure; %d legal plays called wrong",
-		sum.exact, sum.rounds, 100*float64(sum.exact)/float64(max(sum.rounds, 1)), sum.scored, sum.caught, sum.injected, sum.wrongRule, sum.doubted, len(sum.falseCalls))
+	t.Logf("all: %d of %d rounds scored exactly (%.0f%%), %d scored; %d of %d wrong plays called with their rule, %d with another; %d legal plays called wrong",
+		sum.exact, sum.rounds, 100*float64(sum.exact)/float64(max(sum.rounds, 1)), sum.scored, sum.caught, sum.injected, sum.wrongRule, len(sum.falseCalls))
 	// On the matches of record the targets hold: every round scored as
 	// simulated, no legal play called wrong, every wrong play called with
 	// its rule. Other matches are measured: each refereed to its end
@@ -164,13 +162,10 @@ func tilesE2ERun(t *testing.T, players, seed, rounds int) tilesE2EMatch {
 	// whose card it names (a stone's call names the field it went to, on
 	// the card).
 	used := make([]bool, len(want.Injected))
-	answers := func(c tilesCall) int {
-		return slices.IndexFunc(want.Injected, func(in tilesim.Injected) bool {
+	for _, c := range got.Called {
+		k := slices.IndexFunc(want.Injected, func(in tilesim.Injected) bool {
 			return in.Round == c.Round && in.Player == c.Player && overlaps(in.Fields, c.Fields)
 		})
-	}
-	for _, c := range got.Called {
-		k := answers(c)
 		if k < 0 {
 			r.falseCalls = append(r.falseCalls, fmt.Sprintf("round %d %d ms %s %s: %s", c.Round, c.TimeMS, c.Player, c.Rule, c.Reason))
 			continue
@@ -183,14 +178,6 @@ func tilesE2ERun(t *testing.T, players, seed, rounds int) tilesE2EMatch {
 			r.caught++
 		} else {
 			r.wrongRule++
-		}
-	}
-	// A play left unsure that was wrong is one not called; one that was
-	// legal charged nobody.
-	for _, c := range got.Doubted {
-		if k := answers(c); k >= 0 && !used[k] {
-			used[k] = true
-			r.doubted++
 		}
 	}
 	return r

@@ -44,10 +44,6 @@ type Observation struct {
 	Layout   *Layout   `json:"layout,omitempty"`
 	Stones   []Field   `json:"stones,omitempty"`
 	By       string    `json:"by,omitempty"` // who reported it: camera, operator, sim
-	// Doubt says why a camera cannot tell where the stone stood for this
-	// play: called wrong only for that (T2b, T2d, T3a), it is unsure and
-	// charges nobody.
-	Doubt string `json:"doubt,omitempty"`
 }
 
 // Status classifies a verdict.
@@ -60,7 +56,6 @@ const (
 	StatusLate      Status = "late"      // a card after the stop: it does not count (T5a)
 	StatusScored    Status = "scored"    // a round was scored
 	StatusWarning   Status = "warning"   // a count disagrees with the board; scores stand by the count
-	StatusUnsure    Status = "unsure"    // wrong where a stone may not have stood (Observation.Doubt): nobody is charged
 	StatusInfo      Status = "info"      // anything else accepted
 )
 
@@ -315,10 +310,6 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 			}
 		}
 		v.Status, v.Rule, v.Reason = StatusViolation, j.Violation.Rule, j.Violation.Reason
-		if doubted(o, j.Violation) {
-			v.Status, v.Reason = StatusUnsure, unsureReason(o, j.Violation)
-			j.Violation = nil
-		}
 	}
 	return v, func() {
 		g.stepLaid(l, j, o.SeenMS)
@@ -334,16 +325,6 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 		}
 		g.strays[l.Fields[0]], g.strays[l.Fields[1]] = s, s
 	}, nil
-}
-
-// doubted reports whether x calls o wrong only for where its stone
-// stood, which o's camera could not tell (o.Doubt).
-func doubted(o Observation, x *Violation) bool {
-	return o.Doubt != "" && (x.Rule == T2b || x.Rule == T2d || x.Rule == T3a)
-}
-
-func unsureReason(o Observation, x *Violation) string {
-	return fmt.Sprintf("unsure: %s, if the stone stood where the referee has it; but %s", x.Reason, o.Doubt)
 }
 
 // wrongWhereItLies reports whether j calls a card wrong only for where
@@ -392,16 +373,12 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 	if g.table.turned(o.Stone, o.Fields[0]) != nil {
 		v.Rule, v.Reason = T3b, fmt.Sprintf("stone %d onto %v, the other field of %s's card it was relocated onto", o.Stone, o.Fields[0], who)
 	}
-	charged := x
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, x.Reason
-		if doubted(o, x) {
-			v.Status, v.Reason, charged = StatusUnsure, unsureReason(o, x), nil
-		}
 	}
 	return v, func() {
 		g.stepMoved(o.Stone, o.Fields[0], x)
-		g.table.ApplyStone(o.Stone, o.Fields[0], who, charged)
+		g.table.ApplyStone(o.Stone, o.Fields[0], who, x)
 		g.settleStray(o.Stone, o.Fields[0])
 	}, nil
 }

@@ -55,13 +55,11 @@ var (
 	red    = color.RGBA{255, 30, 30, 0} // gocv turns RGBA into the Mats' BGR
 	grey   = color.RGBA{160, 160, 160, 0}
 	yellow = color.RGBA{255, 220, 0, 0}
-	orange = color.RGBA{255, 140, 0, 0}
 )
 
 // annotate draws the board as read (each part's outline, this round's
-// cards and jokers green when legal, red when wrong, orange when unsure,
-// grey when late), the stones as the referee has them, the latest calls
-// and the scores.
+// cards and jokers green when legal, red when wrong, grey when late), the
+// stones as the referee has them, the latest calls and the scores.
 func (l *Loop) annotate(frame *gocv.Mat, shot table.Shot) {
 	if frame.Empty() {
 		return
@@ -108,8 +106,6 @@ func (l *Loop) drawBoard(frame *gocv.Mat, b *vtiles.Board, st tiles.State, k flo
 		switch pc.status {
 		case tiles.StatusViolation:
 			c = red
-		case tiles.StatusUnsure:
-			c = orange
 		case tiles.StatusLate:
 			c = grey
 		}

@@ -68,7 +68,6 @@ type item struct {
 	jokerAt *tiles.Field
 	via     bool                // the way the stone came was looked at:
 	pre     []tiles.Observation // a card it stood on unseen, reported before
-	doubt   string              // why its way is not known (tiles.Observation.Doubt)
 	half    *tiles.Field        // the card's other half, beside the stone's field
 	// the other half of a card seen whole before the stone came onto it
 	pairCard *tiles.Field
@@ -900,7 +899,6 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		if !ok {
 			return
 		}
-		stoneObs.Doubt = it.doubt
 		it.obs, it.done = append(pre, stoneObs), true
 		return
 	}
@@ -940,9 +938,8 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		// Seen whole, its frame not clear: on the board for nobody.
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
 	}
-	stoneObs.Doubt = it.doubt
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
-		Colours: it.colours[:], Stone: it.stone + 1, By: "camera", Doubt: it.doubt}, stoneObs)
+		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
 	it.done = true
 }
 
@@ -1279,7 +1276,17 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
 	}
-	cost := func(wy []via) int { return wayCost(wy, to, wrong) }
+	cost := func(wy []via) int {
+		last := wy[len(wy)-1]
+		n := irregular(wy)
+		if wrong && !last.cornered {
+			n++
+		}
+		if touch(last.at, to) {
+			n++
+		}
+		return n
+	}
 	longest, fewest := 0, 1<<30
 	for _, wy := range ways {
 		longest = max(longest, len(wy))
@@ -1305,97 +1312,6 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 		return nil, false
 	}
 	return best[0], true
-}
-
-// wayCost counts the wrong steps way wy takes to the card on p and to
-// (wrong: its colours are not its fields'): a stone's step made only when
-// blocked or played wrongly, the move onto the card's nearer colour, and
-// the card judged T2a beside its stop.
-func wayCost(wy []via, to tiles.Field, wrong bool) int {
-	last := wy[len(wy)-1]
-	n := irregular(wy)
-	if wrong && !last.cornered {
-		n++
-	}
-	if touch(last.at, to) {
-		n++
-	}
-	return n
-}
-
-// evenWay finds another way to the card on p and to, as long as vias
-// and as wrong, on which the stone stood elsewhere: no camera saw which,
-// so either play may be the wrong one. It finds none when vias is legal
-// throughout, or when the card's colours are not its fields' (wrong
-// wherever it lies, T2a).
-func (w *Watcher) evenWay(vias []via, a, p, to tiles.Field, seen, came, tMS int64, it *item) []via {
-	if len(vias) == 0 || w.wrongColours(p, to) {
-		return nil
-	}
-	c := wayCost(vias, to, false)
-	if c == 0 {
-		return nil
-	}
-	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it)
-	for _, corners := range []bool{false, true} {
-		for _, wy := range w.agreeing(waysFrom(pieces, a, p, to, seen, corners, w.glimpsed)) {
-			if len(wy) == len(vias) && wayCost(wy, to, false) == c && slices.Contains(unseenStops(vias, wy), true) {
-				return wy
-			}
-		}
-	}
-	return nil
-}
-
-// unseenStops marks the stops of way wy that way alt, as long, makes
-// elsewhere.
-func unseenStops(wy, alt []via) []bool {
-	out := make([]bool, len(wy))
-	for i, v := range wy {
-		out[i] = v.card != alt[i].card || v.at != alt[i].at
-	}
-	return out
-}
-
-// wayDoubts says which calls on way vias to it's card hang on a stop no
-// camera saw (alt, as likely, stops elsewhere): a card's on the stop
-// before it, a stop's on itself and the one before it. It returns each
-// via card's doubt and each stop's, and gives it's card and move theirs.
-func (w *Watcher) wayDoubts(it *item, a tiles.Field, vias, alt []via, tMS int64) (cards, stops []string) {
-	cards, stops = make([]string, len(vias)), make([]string, len(vias))
-	if alt == nil {
-		return cards, stops
-	}
-	doubt, unseen := wayDoubt(it.stone, a, it.to, vias, alt), unseenStops(vias, alt)
-	w.unsure(tMS, "%s: a play called wrong only for that is unsure", doubt)
-	for i := range vias {
-		if i > 0 && unseen[i-1] {
-			cards[i], stops[i] = doubt, doubt
-		}
-		if unseen[i] {
-			stops[i] = doubt
-		}
-	}
-	if unseen[len(vias)-1] {
-		it.doubt = doubt
-	}
-	return cards, stops
-}
-
-// wayDoubt says why stone s's way from a to the card on to is not known:
-// the first stop where two ways as likely part.
-func wayDoubt(s int, a, to tiles.Field, vias, alt []via) string {
-	i := slices.Index(unseenStops(vias, alt), true)
-	v := vias[i]
-	return fmt.Sprintf("no camera saw stone %d between %v and %v: on the card at %v-%v it may have stood on %v as well as %v",
-		s+1, a, to, v.card[0], v.card[1], alt[i].at, v.at)
-}
-
-// doubted marks obs with doubt.
-func doubted(obs []tiles.Observation, doubt string) {
-	for i := range obs {
-		obs[i].Doubt = doubt
-	}
 }
 
 // irregular counts the steps of a way that a stone makes only when
@@ -1441,7 +1357,6 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			return nil, false
 		}
 	}
-	alt := w.evenWay(vias, a, p, it.to, it.seen, it.came, tMS, it)
 	// read every piece not reported yet first: all or (for a while) none
 	owners := make([]string, len(vias))
 	for i, v := range vias {
@@ -1465,11 +1380,9 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		}
 		owners[i] = o
 	}
-	cardDoubts, stopDoubts := w.wayDoubts(it, a, vias, alt, tMS)
 	var out []tiles.Observation
 	for i, v := range vias {
 		o := owners[i]
-		n := len(out)
 		switch {
 		case v.joker:
 			if o != "" {
@@ -1511,8 +1424,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 				v.pair.obs = nil
 			}
 		}
-		doubted(out[n:], cardDoubts[i])
-		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera", Doubt: stopDoubts[i]})
+		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	}
 	return out, true
 }

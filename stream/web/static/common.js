@@ -12,7 +12,7 @@ const Ligretto = (() => {
   };
   const statusNames = {
     ok: 'OK', inferred: 'Inferred', violation: 'Foul', late: 'Late', override: 'Corrected',
-    undone: 'Undone', scored: 'Scored', warning: 'Check', unsure: 'Unsure', info: 'Info',
+    undone: 'Undone', scored: 'Scored', warning: 'Check', info: 'Info',
   };
 
   function el(tag, attrs, ...kids) {
