@@ -388,3 +388,41 @@ func TestTilesVision_T1_PlainCardUnderItsStoneNotReadDouble(t *testing.T) {
 	}
 	t.Logf("%d reads", reads)
 }
+
+// T1: a double card whose match another style comes close to is read
+// double on the ink of its inner line (innerInk). Dev 904's round 1: a
+// blue and red card on the board's top edge matches plain a little
+// better than double, both under 0.5, and its inner line is almost as
+// dark as its outer one (in the video double came first at 0.43-0.45;
+// read for nobody, the round's counts were off). Dev 1066's round 2: double
+// 0.68, plain 0.63; in the video its inner ink read 0.38, under the
+// floor of 0.5 there was then (here 0.51).
+func TestTilesVision_T1_DoubleCardReadOnItsInnerLine(t *testing.T) {
+	for _, c := range []struct {
+		players int
+		seed    uint64
+		round   int
+		card    [2]tiles.Field
+	}{
+		{3, 904, 1, [2]tiles.Field{{X: 4, Y: 0}, {X: 5, Y: 0}}},
+		{3, 1066, 2, [2]tiles.Field{{X: 10, Y: 2}, {X: 10, Y: 3}}},
+	} {
+		events, sc := stagedMatch(t, tilesim.Config{Players: c.players, Seed: c.seed, Rounds: 2, ErrorRate: e2eErrors})
+		i := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvRound && e.Round == c.round })
+		if i < 0 {
+			t.Fatalf("seed %d has no round %d", c.seed, c.round)
+		}
+		mat := gocv.NewMat()
+		_, stones, w := roundAtItsEnd(t, events, i, sc, &mat)
+		f, g := c.card[0], c.card[1]
+		if slices.Contains(stones, f) || slices.Contains(stones, g) {
+			t.Fatalf("seed %d: a stone on the card at %v-%v", c.seed, f, g)
+		}
+		r := w.readStyle(w.cardPiece(f, g), 0, 0, 0) // w reads mat's pixels
+		mat.Close()
+		t.Logf("seed %d round %d, the card at %v-%v: %v", c.seed, c.round, f, g, r)
+		if r.style != tiles.Double {
+			t.Errorf("seed %d round %d: the double card at %v-%v read %q: %v", c.seed, c.round, f, g, r.style, r)
+		}
+	}
+}

@@ -210,12 +210,15 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	switch {
 	case sure:
 		r.style = styles[first]
-	case styles[first] == tiles.Double && r.score[first] >= minScore:
-		// Double first, but another close (an edge of the board or of a
-		// part, a stone masked): no other style has ink on its inner
-		// line. (Below minScore the ink there is as unsure as the match.)
+	case (styles[first] == tiles.Double || styles[second] == tiles.Double) && r.score[first] >= minDoubleScore:
+		// Double and another close (an edge of the board or of a part,
+		// a stone masked): no other style has ink on its inner line.
+		// Ink as dark as the outer line's tells; less, only with double
+		// first at minScore: a weaker match's inner ink is as unsure as
+		// the match.
 		ts := templates[[2]float64{p.hx, p.hy}]
-		if r.inner = innerInk(pts, ts[0], ts[1], r.pose[0]); r.inner >= minDoubleInner {
+		r.inner = innerInk(pts, ts[0], ts[1], r.pose[0])
+		if r.inner >= clearDoubleInner || styles[first] == tiles.Double && r.score[first] >= minScore && r.inner >= minDoubleInner {
 			r.style = tiles.Double
 		}
 	case r.score[first] < minScore:
@@ -237,11 +240,15 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	return r
 }
 
-// minDoubleInner is the least ink on the inner line of a double frame
-// (innerInk) that reads it as double when its match scores minScore but
-// another style comes close: a plain, dashed or dotted frame has none
-// there.
-const minDoubleInner = 0.5
+// The least ink on the inner line of a double frame (innerInk) that
+// reads it as double when another style comes close: minDoubleInner when
+// double matches best at minScore, clearDoubleInner when the best match
+// scores minDoubleScore. A plain, dashed or dotted frame has none there.
+const (
+	minDoubleInner   = 0.35
+	clearDoubleInner = 0.9
+	minDoubleScore   = 0.40
+)
 
 // How much ink a broken frame's gaps (between dashes or dots) hold,
 // against its marks: they show the colour (the blur leaves some ink),
