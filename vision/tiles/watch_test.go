@@ -199,6 +199,25 @@ func boardFound(t *testing.T, events []tilesim.Event, sc *rtiles.Scene, at int64
 }
 
 // sameFields reports whether a and b hold the same fields in any order.
+// watchScene shows w the scene's frames at 15 fps until untilMS, and
+// hands seen what each frame brought.
+func watchScene(t *testing.T, w *Watcher, sc *rtiles.Scene, untilMS int64, seen func(tMS int64, obs []tiles.Observation)) {
+	t.Helper()
+	mat := gocv.NewMat()
+	defer mat.Close()
+	for k := range untilMS * 15 / 1000 {
+		tm := k * 1000 / 15
+		if _, err := sc.Render(tm, &mat); err != nil {
+			t.Fatal(err)
+		}
+		obs, err := w.Feed(mat, tm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen(tm, obs)
+	}
+}
+
 func sameFields(a, b []tiles.Field) bool {
 	return len(a) == len(b) && !slices.ContainsFunc(a, func(f tiles.Field) bool { return !slices.Contains(b, f) })
 }
@@ -212,20 +231,8 @@ func TestTilesVision_FirstSecondsOfARound(t *testing.T) {
 	events, sc := stagedRound(t, 12000)
 	w := NewWatcher(Config{Players: events[0].Players})
 	defer w.Close()
-	mat := gocv.NewMat()
-	defer mat.Close()
 	var got []tiles.Observation
-	for k := range 15 * 12 {
-		tm := int64(k) * 1000 / 15
-		if _, err := sc.Render(tm, &mat); err != nil {
-			t.Fatal(err)
-		}
-		obs, err := w.Feed(mat, tm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, obs...)
-	}
+	watchScene(t, w, sc, 12000, func(_ int64, obs []tiles.Observation) { got = append(got, obs...) })
 	// lays whose card and stone settled by 10 s must be read
 	var settled []tilesim.Event
 	for _, e := range events {
@@ -1331,19 +1338,9 @@ func TestTilesVision_T5a_OwnerOfACoveredCardReadRoundItsOtherHalf(t *testing.T) 
 	}
 	w := NewWatcher(Config{Players: events[0].Players})
 	defer w.Close()
-	mat := gocv.NewMat()
-	defer mat.Close()
 	var owned *tiles.Observation
 	reported := false
-	for k := range until * 15 / 1000 {
-		tm := int64(k) * 1000 / 15
-		if _, err := sc.Render(tm, &mat); err != nil {
-			t.Fatal(err)
-		}
-		obs, err := w.Feed(mat, tm)
-		if err != nil {
-			t.Fatal(err)
-		}
+	watchScene(t, w, sc, until, func(tm int64, obs []tiles.Observation) {
 		for _, o := range obs {
 			switch {
 			case o.Kind == tiles.ObsLay && sameFields(o.Fields, card.Fields):
@@ -1357,7 +1354,7 @@ func TestTilesVision_T5a_OwnerOfACoveredCardReadRoundItsOtherHalf(t *testing.T) 
 				owned = &o
 			}
 		}
-	}
+	})
 	if !reported {
 		t.Fatalf("the card %s laid on %v at %d ms was not reported", card.Player, card.Fields, card.TimeMS)
 	}
