@@ -227,6 +227,38 @@ func TestTiles_T5a_OwnerOfACardLaidForNobody(t *testing.T) {
 	}
 }
 
+// TestTiles_T5a_OwnerOfACardLaidForNobodyUnderAnother: a card laid for
+// nobody with half of it under a later card, laid for nobody too (T2c),
+// is given its owner: the card on those fields is the one that shows on
+// nothing else. The later card is given its own afterwards.
+func TestTiles_T5a_OwnerOfACardLaidForNobodyUnderAnother(t *testing.T) {
+	obs, b := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := func(f ...Field) []Colour { return []Colour{b.Colour(f[0]), b.Colour(f[1])} }
+	under, over := []Field{{3, 2}, {4, 2}}, []Field{{4, 2}, {5, 2}}
+	for _, fs := range [][]Field{under, over} {
+		if _, err := r.Apply(Observation{Kind: ObsLay, Fields: fs, Colours: c(fs...)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []struct {
+		player string
+		fields []Field
+	}{{"P1", under}, {"P2", over}} {
+		if _, err := r.Apply(Observation{Kind: ObsOwner, Player: o.player, Fields: o.fields}); err != nil {
+			t.Fatalf("%s's card on %v: %v", o.player, o.fields, err)
+		}
+	}
+	if st := r.State(); st.Laid["P1"] != 1 || st.Laid["P2"] != 1 || len(st.Faults["P2"]) != 1 || st.Faults["P2"][0].Rule != T2c {
+		t.Errorf("laid %v, faults %v; want a card each, P2's covering (T2c)", st.Laid, st.Faults)
+	}
+}
+
 // TestTiles_T5b_WrongCardLaidForNobodyChargesItsOwner: a card laid beside
 // no stone (T2b) whose frame was not read charges nobody; once its owner
 // is known, the fault is theirs (T5b: they score nothing that round).

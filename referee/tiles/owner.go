@@ -28,25 +28,36 @@ func (g *game) decideOwner(o Observation) (Verdict, func(), error) {
 	}, nil
 }
 
-// unowned finds the card laid for nobody on fs (one half may lie under
-// a later card), by its Seq.
+// unowned finds the card laid for nobody on fs, by its Seq: the one
+// that shows nowhere else. One half may lie under a later card, laid for
+// nobody too or not, which shows beyond fs.
 func (t *Table) unowned(fs [2]Field) (int, error) {
 	seq := 0
 	for _, f := range fs {
 		p, ok := t.Piece(f)
-		if !ok || p.Kind != PieceCard || p.Owner != "" {
+		if !ok || p.Kind != PieceCard || p.Owner != "" || p.Seq == seq || !t.showsWithin(p.Seq, fs) {
 			continue
 		}
-		if seq != 0 && p.Seq != seq {
-			seq = -1
-		} else {
-			seq = p.Seq
+		if seq != 0 {
+			seq = -1 // two cards laid for nobody, each on fs alone: cannot be
+			break
 		}
+		seq = p.Seq
 	}
 	if seq <= 0 {
 		return 0, fmt.Errorf("%w: no card laid for nobody on %v-%v", ErrInvalid, fs[0], fs[1])
 	}
 	return seq, nil
+}
+
+// showsWithin reports whether the piece seq shows on no field but fs.
+func (t *Table) showsWithin(seq int, fs [2]Field) bool {
+	for i, p := range t.pieces {
+		if f := (Field{X: i % t.board.w, Y: i / t.board.w}); p.Seq == seq && f != fs[0] && f != fs[1] {
+			return false
+		}
+	}
+	return true
 }
 
 // own makes the unowned card seq on fs player's: it counts for them, and

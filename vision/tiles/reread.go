@@ -32,16 +32,18 @@ func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observa
 	keep := w.unowned[:0]
 	for _, u := range w.unowned {
 		seen, covered, whole := w.shows(u.f, u.g)
-		if tMS-u.since > rereadForMS || !whole && covered == seen {
+		if tMS-u.since > rereadForMS || seen == covered {
 			continue
 		}
 		if tMS >= u.next && !slices.Contains(w.stones[:], seen) && (!whole || !slices.Contains(w.stones[:], covered)) {
 			u.next = tMS + readEveryMS
-			read := func() (string, string) { return w.coveredOwner(seen, covered) }
+			var o string
 			if whole {
-				read = func() (string, string) { return w.owner(w.cardPiece(u.f, u.g), nil, u.f, u.g) }
+				o, _ = w.owner(w.cardPiece(u.f, u.g), nil, u.f, u.g)
+			} else {
+				o, _ = w.coveredOwner(seen, covered)
 			}
-			if o, _ := read(); o != "" {
+			if o != "" {
 				out = append(out, tiles.Observation{Kind: tiles.ObsOwner, TimeMS: tMS, Player: o, Fields: []tiles.Field{u.f, u.g}, By: "camera"})
 				continue
 			}

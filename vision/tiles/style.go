@@ -163,7 +163,7 @@ type styleRead struct {
 	n     int // points compared
 	pose  [len(styles)][3]float64
 	gaps  float64 // plain or dashed, close: the gaps' ink (gapInk), else 0
-	inner float64 // double first over minScore, another close: its inner line's ink (innerInk), else 0
+	inner float64 // double one of the two best, close, the best at minDoubleScore: its inner line's ink (innerInk), else 0
 }
 
 func (r styleRead) String() string {
@@ -213,12 +213,9 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 	case (styles[first] == tiles.Double || styles[second] == tiles.Double) && r.score[first] >= minDoubleScore:
 		// Double and another close (an edge of the board or of a part,
 		// a stone masked): no other style has ink on its inner line.
-		// Ink as dark as the outer line's tells; less, only with double
-		// first at minScore: a weaker match's inner ink is as unsure as
-		// the match.
 		ts := templates[[2]float64{p.hx, p.hy}]
 		r.inner = innerInk(pts, ts[0], ts[1], r.pose[0])
-		if r.inner >= clearDoubleInner || styles[first] == tiles.Double && r.score[first] >= minScore && r.inner >= minDoubleInner {
+		if doubleByInner(r.score, first, r.inner) {
 			r.style = tiles.Double
 		}
 	case r.score[first] < minScore:
@@ -238,6 +235,14 @@ func (w *Watcher) readStyle(p piece, mx, my, maskR float64) styleRead {
 		}
 	}
 	return r
+}
+
+// doubleByInner decides a close read with double one of the two best
+// (first the best) on inner, the ink on its inner line: ink as dark as
+// the outer line's tells; less, only with double best at minScore (a
+// weaker match's inner ink is as unsure as the match).
+func doubleByInner(score [len(styles)]float64, first int, inner float64) bool {
+	return inner >= clearDoubleInner || styles[first] == tiles.Double && score[first] >= minScore && inner >= minDoubleInner
 }
 
 // The least ink on the inner line of a double frame (innerInk) that

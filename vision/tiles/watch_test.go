@@ -1508,6 +1508,39 @@ func TestTilesVision_T5a_HalfSeenLongAfterItsOtherHalfMakesALateCard(t *testing.
 	}
 }
 
+// TestTilesVision_T1_CloseDoubleReadOnItsInnerLine: reads from the
+// development videos' style dump, double one of the two best and close:
+// a double card at a part's edge (dev 1066 r2: 0.38 of the outer line's
+// ink on its inner line) and one matching double at 0.44 only with its
+// inner line as dark as the outer (dev 904 r1) read double; a plain card
+// under its stone (dev 881: 0.25) does not, nor does a weak match
+// whose inner ink is not as dark as the outer line's.
+func TestTilesVision_T1_CloseDoubleReadOnItsInnerLine(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		score  [len(styles)]float64
+		inner  float64
+		double bool
+	}{
+		{"1066 r2, at a part's edge", [len(styles)]float64{0.62, 0.68, 0.48, 0.49}, 0.38, true},
+		{"904 r1, double first under the floor", [len(styles)]float64{0.42, 0.44, 0.36, 0.33}, 1.08, true},
+		{"904 r1, plain first", [len(styles)]float64{0.48, 0.45, 0.40, 0.37}, 0.97, true},
+		{"881, plain under its stone", [len(styles)]float64{0.41, 0.46, 0.31, 0.35}, 0.25, false},
+		{"a weak double match", [len(styles)]float64{0.41, 0.44, 0.36, 0.33}, 0.6, false},
+		{"plain first, some inner ink", [len(styles)]float64{0.62, 0.58, 0.48, 0.49}, 0.5, false},
+	} {
+		first := 0
+		for k := range styles {
+			if c.score[k] > c.score[first] {
+				first = k
+			}
+		}
+		if got := doubleByInner(c.score, first, c.inner); got != c.double {
+			t.Errorf("%s: read double %v, want %v", c.name, got, c.double)
+		}
+	}
+}
+
 // TestTilesVision_T1_OnlyADoubleFrameHasInkOnItsInnerLine: a card's frame
 // zone printed in each style, whole or cut off along one long side (a
 // board's edge), has ink on the double frame's inner line only when it is
