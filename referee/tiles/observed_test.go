@@ -232,13 +232,8 @@ func TestTiles_T5a_OwnerOfACardLaidForNobody(t *testing.T) {
 // is given its owner: the card on those fields is the one that shows on
 // nothing else. The later card is given its own afterwards.
 func TestTiles_T5a_OwnerOfACardLaidForNobodyUnderAnother(t *testing.T) {
-	obs, b := script(t)
-	r := New()
-	for _, o := range obs[:2] {
-		if _, err := r.Apply(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := roundBegun(t)
+	b := r.Table().Board()
 	c := func(f ...Field) []Colour { return []Colour{b.Colour(f[0]), b.Colour(f[1])} }
 	under, over := []Field{{3, 2}, {4, 2}}, []Field{{4, 2}, {5, 2}}
 	for _, fs := range [][]Field{under, over} {
