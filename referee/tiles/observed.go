@@ -18,6 +18,7 @@ const (
 	ObsLay       Kind = "lay"        // Player's card (its frame says whose; "" when not read) appeared on Fields showing Colours, at Stone if known
 	ObsJoker     Kind = "joker"      // Player's joker appeared on Fields[0], at Stone
 	ObsStone     Kind = "stone"      // Stone moved onto Fields[0]
+	ObsStayed    Kind = "stayed"     // Stone stood where it was, in sight, long after the card on Fields was laid at it
 	ObsStop      Kind = "stop"       // Player called "Ligretto Stopp" (T5a)
 	ObsNoPlay    Kind = "no_play"    // nobody can lay a card: the round ends (T6a)
 	ObsOwner     Kind = "owner"      // the card on Fields, laid for nobody, is Player's
@@ -202,6 +203,8 @@ func (g *game) decide(o Observation) (Verdict, func(), error) {
 		return g.decideJoker(o)
 	case ObsStone:
 		return g.decideStone(o)
+	case ObsStayed:
+		return g.decideStayed(o)
 	case ObsStop, ObsNoPlay:
 		return g.decideEnd(o)
 	case ObsOwner:

@@ -77,7 +77,7 @@ func (g *game) overtaken(l Lay, seen int64) (int, Lay, bool) {
 			continue
 		}
 		for i := n - 1; i >= 0; i-- {
-			if way[i].seen > 0 && max(seen-way[i].seen, way[i].seen-seen) <= TogetherMS && g.fitsBefore(l, s, way[i:]) {
+			if way[i].seen > 0 && max(seen-way[i].seen, way[i].seen-seen) <= TogetherMS && fitsBefore(g.table, l, s, way[i:]) {
 				return s, way[i].lay, true
 			}
 		}
@@ -86,11 +86,11 @@ func (g *game) overtaken(l Lay, seen int64) (int, Lay, bool) {
 }
 
 // fitsBefore reports whether l, laid at stone s before the cards of way
-// (taken off a copy of the table, the stone back where it stood before
-// them), is legal, and then every card of way, each taking the stone
-// where it went.
-func (g *game) fitsBefore(l Lay, s int, way []step) bool {
-	t := g.table.Clone()
+// (taken off a copy of tb, the stone back where it stood before them),
+// is legal, and then every card of way, each taking the stone where it
+// went.
+func fitsBefore(tb *Table, l Lay, s int, way []step) bool {
+	t := tb.Clone()
 	for _, st := range way {
 		for _, f := range st.lay.Fields {
 			t.pieces[t.board.index(f)] = Piece{}

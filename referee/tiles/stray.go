@@ -20,6 +20,9 @@ type stray struct {
 	fault   Violation
 	corner  int  // T2d: the stone it met at a corner (1..4); 0 for T2b
 	late    bool // a card seen late, not called: a stone moving onto it takes it
+	// the card's stone was seen standing beside it all along (decideStayed):
+	// only a move seen takes it, not where the stone stands
+	stayed bool
 }
 
 // strayAt finds the stray card on f that stone (1..4) may have moved
@@ -122,7 +125,11 @@ func (t *Table) forget(stone int, fs [2]Field) {
 // card called as laid beside no stone or at a corner (T2b, T2d) as laid
 // at it after all: that stone's name, as the camera gave it, stands.
 func (r *Referee) Reclaims(stone int, f Field, tMS int64) bool {
-	return r.g.phase == PhasePlaying && stone >= 1 && stone <= Stones && r.g.strayAt(stone, f, tMS) != nil
+	if r.g.phase != PhasePlaying || stone < 1 || stone > Stones {
+		return false
+	}
+	s := r.g.strayAt(stone, f, tMS)
+	return s != nil && !s.stayed
 }
 
 // ReclaimsOnward reports whether stone (1..4), awaiting its move onto

@@ -640,9 +640,10 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 		}
 	}
 	if stone == nil {
-		stone = l.assumeStone(w.card, w.v, w.from)
+		l.unseenMove(w)
+	} else {
+		_, _ = l.send(l.identify(*stone)) // a refusal is reported and logged by send
 	}
-	_, _ = l.send(l.identify(*stone)) // a refusal is reported and logged by send
 	if w == l.finisher {
 		w.moved = true // the stop follows after StopGraceMS (tick)
 	}
@@ -726,7 +727,7 @@ func (l *Loop) finished(o tiles.Observation) bool {
 func (l *Loop) finishNow() {
 	if w := l.finisher; w != nil {
 		if !w.moved {
-			_, _ = l.send(*l.assumeStone(w.card, w.v, w.from))
+			l.unseenMove(w)
 		}
 		l.finish()
 	}
@@ -830,6 +831,44 @@ func (l *Loop) checkStale(card tiles.Observation, stone int) {
 	}
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved onto %s's card at %v but stands on %v as the referee has it: a card laid at it was probably not seen, and this card's call may be wrong",
 		card.TimeMS, stone, card.Player, card.Fields, at))
+}
+
+// StayedMS: a stone still seen standing where it stood this long after
+// the card laid at it was first seen did not move onto it: a player
+// moves the stone as soon as the card is down (T3a).
+const StayedMS = 2000
+
+// unseenMove gives the referee what became of w's stone, not seen moving
+// onto w's card: if it stayed where it stood (stayed), the card was a
+// wrong play; else the stone made the move the rules make, unseen
+// (assumeStone).
+func (l *Loop) unseenMove(w *waiting) {
+	if l.stayed(w) {
+		o := tiles.Observation{Kind: tiles.ObsStayed, TimeMS: max(w.card.TimeMS, l.now), Stone: w.v.Stone, Fields: w.card.Fields, By: "loop"}
+		if v, err := l.send(o); err == nil {
+			l.rejudge(w.card.Fields[0], v)
+			return
+		}
+	}
+	_, _ = l.send(l.identify(*l.assumeStone(w.card, w.v, w.from)))
+}
+
+// stayed reports whether the stone w's legal card was laid at was seen
+// standing where it stood StayedMS after the card was first seen, and
+// no stone on the card since: the only stone beside it, it never moved
+// onto it.
+func (l *Loop) stayed(w *waiting) bool {
+	if w.v.Status != tiles.StatusOK || w.v.Rule == tiles.T3b || w.card.SeenMS == 0 || l.watch == nil ||
+		l.watch.StoodOn(w.from) < w.card.SeenMS+StayedMS {
+		return false
+	}
+	for _, f := range w.card.Fields {
+		if l.watch.StoodOn(f) >= w.card.SeenMS-StayedMS {
+			return false
+		}
+	}
+	t := l.ref.Table()
+	return t != nil && slices.Equal(stonesBeside(t.Stones(), w.card.Fields), []int{w.v.Stone})
 }
 
 // assumeStone is the move a card's stone makes by the rules when the

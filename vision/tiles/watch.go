@@ -108,6 +108,7 @@ type Watcher struct {
 	glimpses  map[tiles.Field]int64 // a stone seen there, matched to no move, left then
 	arrived   [tiles.Stones]int64   // when each stone was first seen where its last move took it (0: none yet)
 	inSight   [tiles.Stones]int64   // when each stone was last in sight on its field (0: not yet)
+	stoodOn   map[tiles.Field]int64 // when a stone was last in sight on a field
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
@@ -128,8 +129,12 @@ func NewWatcher(cfg Config) *Watcher {
 	buildLUT()
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
 		orphans:   map[tiles.Field]int64{},
-		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}}
+		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}, stoodOn: map[tiles.Field]int64{}}
 }
+
+// StoodOn is when the watcher last saw a stone standing on f, in plain
+// sight (0: never).
+func (w *Watcher) StoodOn(f tiles.Field) int64 { return w.stoodOn[f] }
 
 // Close frees the watcher's images.
 func (w *Watcher) Close() {
@@ -433,6 +438,7 @@ func (w *Watcher) matchStones(tMS int64) {
 		if w.believed(f).stone() {
 			if w.fields[f.Y][f.X].cand.stone() {
 				w.inSight[i] = tMS
+				w.stoodOn[f] = tMS
 			}
 			delete(w.goneSince, i)
 			continue
