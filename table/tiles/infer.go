@@ -838,6 +838,11 @@ func (l *Loop) checkStale(card tiles.Observation, stone int) {
 // moves the stone as soon as the card is down (T3a).
 const StayedMS = 2000
 
+// LandedMS: a card first seen this soon after its fields were last seen
+// free was laid in that span; one hidden longer (under hands) may have
+// come seconds before, and a stone gone over it unseen since.
+const LandedMS = 1500
+
 // unseenMove gives the referee what became of w's stone, not seen moving
 // onto w's card: if it stayed where it stood (stayed), the card was a
 // wrong play; else the stone made the move the rules make, unseen
@@ -856,14 +861,15 @@ func (l *Loop) unseenMove(w *waiting) {
 // stayed reports whether the stone w's legal card was laid at was seen
 // standing where it stood StayedMS after the card was first seen, and
 // no stone on the card since: the only stone beside it, it never moved
-// onto it.
+// onto it. The card must have been seen within LandedMS of its fields
+// showing free: when it was laid is known.
 func (l *Loop) stayed(w *waiting) bool {
 	if w.v.Status != tiles.StatusOK || w.v.Rule == tiles.T3b || w.card.SeenMS == 0 || l.watch == nil ||
 		l.watch.StoodOn(w.from) < w.card.SeenMS+StayedMS {
 		return false
 	}
 	for _, f := range w.card.Fields {
-		if l.watch.StoodOn(f) >= w.card.SeenMS-StayedMS {
+		if l.watch.StoodOn(f) >= w.card.SeenMS-StayedMS || w.card.SeenMS-l.watch.SeenFree(f) > LandedMS {
 			return false
 		}
 	}

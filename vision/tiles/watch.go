@@ -109,6 +109,7 @@ type Watcher struct {
 	arrived   [tiles.Stones]int64   // when each stone was first seen where its last move took it (0: none yet)
 	inSight   [tiles.Stones]int64   // when each stone was last in sight on its field (0: not yet)
 	stoodOn   map[tiles.Field]int64 // when a stone was last in sight on a field
+	freeAt    map[tiles.Field]int64 // when a field was last in sight, free
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
@@ -129,12 +130,17 @@ func NewWatcher(cfg Config) *Watcher {
 	buildLUT()
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
 		orphans:   map[tiles.Field]int64{},
-		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}, stoodOn: map[tiles.Field]int64{}}
+		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{},
+		stoodOn: map[tiles.Field]int64{}, freeAt: map[tiles.Field]int64{}}
 }
 
 // StoodOn is when the watcher last saw a stone standing on f, in plain
 // sight (0: never).
 func (w *Watcher) StoodOn(f tiles.Field) int64 { return w.stoodOn[f] }
+
+// SeenFree is when the watcher last saw f free, in plain sight (0:
+// never): a card on it was laid after that.
+func (w *Watcher) SeenFree(f tiles.Field) int64 { return w.freeAt[f] }
 
 // Close frees the watcher's images.
 func (w *Watcher) Close() {
@@ -322,6 +328,12 @@ func (w *Watcher) update(tMS int64) {
 			ft := &w.fields[y][x]
 			l := w.smp.look(w.pix, f)
 			w.candidate(f, l, tMS)
+			switch {
+			case l.stone() && ft.believed.stone():
+				w.stoodOn[f] = tMS
+			case l.kind == lookFree && ft.believed.kind == lookFree:
+				w.freeAt[f] = tMS
+			}
 			if l.kind == lookHidden || l == ft.believed || tMS-ft.candSince < w.cfg.StableMS {
 				continue
 			}
@@ -438,7 +450,6 @@ func (w *Watcher) matchStones(tMS int64) {
 		if w.believed(f).stone() {
 			if w.fields[f.Y][f.X].cand.stone() {
 				w.inSight[i] = tMS
-				w.stoodOn[f] = tMS
 			}
 			delete(w.goneSince, i)
 			continue

@@ -1567,3 +1567,67 @@ func TestTilesVision_T1_OnlyADoubleFrameHasInkOnItsInnerLine(t *testing.T) {
 		}
 	}
 }
+
+// T3a: the watcher says when it last saw a stone standing on a field,
+// and a field free, in plain sight: a stone's start field shows it until
+// its first move, the field it moves onto from when it is set down; a
+// card's fields show free until shortly before it is first reported, and
+// never after.
+func TestTilesVision_T3a_StoneStoodOnAndFieldSeenFree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 120 frames")
+	}
+	events, sc := stagedRound(t, 8000)
+	// the first card whose stone then rests 2.5 s or more
+	var lay, round tilesim.Event
+	next := int64(8000)
+	for i, e := range events {
+		if e.Kind == tilesim.EvRound {
+			round = e
+		}
+		if e.Kind != tilesim.EvLay || e.StoneTo == nil || lay.Kind != "" {
+			continue
+		}
+		k := slices.IndexFunc(events[i+1:], func(x tilesim.Event) bool { return x.Stone == e.Stone })
+		if k < 0 || events[i+1+k].TimeMS >= e.TimeMS+2500 {
+			lay = e
+			if k >= 0 {
+				next = events[i+1+k].TimeMS
+			}
+		}
+	}
+	if lay.Kind == "" || lay.TimeMS > 5000 {
+		t.Fatal("no card in the round's first 5 s whose stone then rests")
+	}
+	from := round.Stones[lay.Stone-1]
+	w := NewWatcher(Config{Players: events[0].Players})
+	defer w.Close()
+	var reported int64
+	var fromBefore, freeBefore int64
+	watchScene(t, w, sc, 8000, func(tm int64, obs []tiles.Observation) {
+		if tm < lay.TimeMS-500 {
+			fromBefore, freeBefore = w.StoodOn(from), w.SeenFree(lay.Fields[0])
+		}
+		for _, o := range obs {
+			if o.Kind == tiles.ObsLay && reported == 0 && sameFields(o.Fields, lay.Fields) {
+				reported = tm
+			}
+		}
+	})
+	if reported == 0 {
+		t.Fatalf("the card on %v was not reported", lay.Fields)
+	}
+	t.Logf("%s's card on %v laid %d ms, reported %d ms; stone %d last seen on %v %d ms, on %v %d ms; fields last free %d, %d ms",
+		lay.Player, lay.Fields, lay.TimeMS, reported, lay.Stone, from, w.StoodOn(from), *lay.StoneTo, w.StoodOn(*lay.StoneTo), w.SeenFree(lay.Fields[0]), w.SeenFree(lay.Fields[1]))
+	if fromBefore < lay.TimeMS-1000 || w.StoodOn(from) > lay.TimeMS+1000 {
+		t.Errorf("stone %d on %v seen until %d ms (%d ms 0.5 s before its card), want until its card at %d ms", lay.Stone, from, w.StoodOn(from), fromBefore, lay.TimeMS)
+	}
+	if on := w.StoodOn(*lay.StoneTo); on < next-1000 || on > next+1000 {
+		t.Errorf("stone %d last seen on %v at %d ms, want until it moved on (%d ms)", lay.Stone, *lay.StoneTo, on, next)
+	}
+	for _, f := range lay.Fields {
+		if free := w.SeenFree(f); free < lay.TimeMS-1500 || free > reported || free < freeBefore {
+			t.Errorf("%v last seen free at %d ms, want within 1.5 s before the card (laid %d ms, reported %d ms)", f, free, lay.TimeMS, reported)
+		}
+	}
+}
