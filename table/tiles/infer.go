@@ -317,26 +317,31 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	if len(o.Fields) == 1 {
 		for i, a := range l.assumed {
 			// the move the loop assumed, seen late (stones look alike); or,
-			// once the next card turned it, the relocation seen late
+			// once the next card turned it, the relocation seen late; or a
+			// stop it assumed before that one
 			if a != nil && (a.to == o.Fields[0] || a.turned && slices.Contains(a.relocating, o.Fields[0])) {
 				l.assumed[i] = nil
 				return true
 			}
-		}
-	}
-	for i, w := range l.waiting {
-		if w.under(o) {
-			if w.held && (l.seenAfterHeld(i, o.Stone) || l.rulesPutFirst(i, o)) {
-				w.stone = &o // given with its card, in the order seen or the rules' (release)
-				l.behindEarlierMoves(i)
+			if k := slices.Index(a.before(), o.Fields[0]); k >= 0 {
+				a.earlier = a.earlier[k+1:] // an earlier stop, seen late
 				return true
 			}
-			l.passedOver(i, o)
-			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
-			l.settle(w, &o)
-			l.releaseDue = true // at the batch's end (apply)
+		}
+	}
+	// the top card on the field: a later one covers an earlier (T2c)
+	if i := lastIndexFunc(l.waiting, func(w *waiting) bool { return w.under(o) }); i >= 0 {
+		w := l.waiting[i]
+		if w.held && (l.seenAfterHeld(i, o.Stone) || l.rulesPutFirst(i, o)) {
+			w.stone = &o // given with its card, in the order seen or the rules' (release)
+			l.behindEarlierMoves(i)
 			return true
 		}
+		l.passedOver(i, o)
+		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
+		l.settle(w, &o)
+		l.releaseDue = true // at the batch's end (apply)
+		return true
 	}
 	// A move onto a waiting card keeps the stone's assumed move: that card
 	// was laid where it put the stone (turnAssumed), and the camera may
@@ -345,6 +350,16 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 		l.assumed[o.Stone-1] = nil
 	}
 	return false
+}
+
+// lastIndexFunc is the index of the last element of s satisfying f, or -1.
+func lastIndexFunc[E any](s []E, f func(E) bool) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 // behindEarlierMoves puts the held cards that the stone of the held i-th
@@ -633,6 +648,12 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 			l.checkStale(card, card.Stone)
 		}
 		if !l.give(w, card) {
+			// called as laid beside no stone (T2b), a card the camera saw
+			// its stone move onto was laid at that stone after all: the
+			// referee stood it elsewhere, and takes the move (a stray)
+			if stone != nil && len(stone.Fields) == 1 && l.ref.Reclaims(stone.Stone, stone.Fields[0], stone.TimeMS) {
+				_, _ = l.send(*stone)
+			}
 			return
 		}
 		if l.takeLast(w) && stone == nil {
@@ -890,7 +911,11 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 	if v.Rule != tiles.T3b {
 		to = fartherOf(o.Fields, from)
 	}
+	prev := l.assumed[v.Stone-1]
 	l.assumed[v.Stone-1] = &assumedMove{to: to}
+	if prev != nil {
+		l.assumed[v.Stone-1].earlier = append(prev.earlier, prev.to)
+	}
 	if v.Rule == tiles.T3b {
 		l.assumed[v.Stone-1].relocating = slices.Clone(o.Fields)
 	}
@@ -951,6 +976,17 @@ type assumedMove struct {
 	to         tiles.Field
 	relocating []tiles.Field
 	turned     bool
+	// earlier are the stone's stops the loop assumed before, not seen
+	// yet: the camera may report its way late, stop by stop
+	earlier []tiles.Field
+}
+
+// before lists a's earlier stops (none for nil).
+func (a *assumedMove) before() []tiles.Field {
+	if a == nil {
+		return nil
+	}
+	return a.earlier
 }
 
 // turnAssumed turns a stone the loop assumed onto one field of the card

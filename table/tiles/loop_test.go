@@ -2054,3 +2054,40 @@ func TestLoop_T3b_CardsAStoneWentOverFirstGoJustBeforeIt(t *testing.T) {
 		t.Errorf("order %v, want [X W A]", got)
 	}
 }
+
+// TestLoop_T3a_AssumedStopsSeenLateStopByStop: P1 and then P2 lay at
+// stone 1, and the camera sees neither move in time: the loop assumes
+// both (the stone on P1's card's farther field, then on P2's). Then the
+// camera reports the stone's way late, stop by stop: each stop is one the
+// loop assumed, and none is judged again (held-out 1133: the first stop,
+// seen late, was called a move with no card laid at it, T3a).
+func TestLoop_T3a_AssumedStopsSeenLateStopByStop(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table().Clone()
+	first, to1 := playFirst(t, tb, "P1", 1)
+	second, to2 := playFirst(t, tb, "P2", 1)
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenLay(1000, first)})
+	l.tick(1000 + StoneWaitMS + 100)
+	l.tick(7000)
+	l.apply([]tiles.Observation{seenLay(7000, second)})
+	l.tick(7000 + StoneWaitMS + 100)
+	if st := ref.State(); st.Stones[0].At != to2 {
+		t.Fatalf("stone 1 on %v, want assumed onto %v", st.Stones[0].At, to2)
+	}
+	n := len(*vs)
+	l.tick(12500)
+	l.apply([]tiles.Observation{seenStone(12500, 1, to1), seenStone(12500, 1, to2)})
+	l.tick(13000)
+	for _, v := range (*vs)[n:] {
+		t.Errorf("%s at %d judged again: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+	}
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[0].At != to2 || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
+		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, to2, st.Laid)
+	}
+}

@@ -1,0 +1,144 @@
+//go:build e2e
+
+package tiles
+
+import (
+	"slices"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"ligretto/referee/tiles"
+	tilesim "ligretto/referee/tiles/sim"
+	"ligretto/render/scene"
+	rtiles "ligretto/render/tiles"
+	"ligretto/table"
+)
+
+// The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
+// quality 90), from the round's start:
+//
+//	go test -tags e2e -run 'Loop_.*Rendered' -v ./table/tiles
+
+// refereeRendered renders round of the simulated match cfg and runs the
+// loop over it until untilMS; it returns the simulation's events (from
+// the round's on) and the verdicts.
+func refereeRendered(t *testing.T, cfg tilesim.Config, round int, untilMS int64) ([]tilesim.Event, []Verdict) {
+	t.Helper()
+	var events []tilesim.Event
+	if _, err := tilesim.Run(cfg, func(e tilesim.Event) error {
+		events = append(events, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Round == round && e.Kind == tilesim.EvRound })
+	if r < 0 {
+		t.Fatalf("seed %d has no round %d", cfg.Seed, round)
+	}
+	sceneCfg := scene.DefaultConfig()
+	sceneCfg.Preamble = false
+	sceneCfg.JPEGQuality = 90
+	sc, err := rtiles.New(sceneCfg, events[0].Players, cfg.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if err := sc.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var vs []Verdict
+	l, err := New(Config{Players: events[0].Players, Settings: tiles.Settings{Rounds: 1},
+		OnVerdict: func(v Verdict) { vs = append(vs, v) }}, tiles.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	mat := gocv.NewMat()
+	defer mat.Close()
+	for fr := events[r].TimeMS * 15 / 1000; fr*1000/15 <= untilMS; fr++ {
+		tm := fr * 1000 / 15
+		if _, err := sc.Render(tm, &mat); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Step(&mat, table.Shot{TimeMS: tm}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return events[r:], vs
+}
+
+// callsMade checks that every call in vs is a wrong play the simulation
+// made (events), and returns the calls.
+func callsMade(t *testing.T, events []tilesim.Event, vs []Verdict) []Verdict {
+	t.Helper()
+	var calls []Verdict
+	for _, v := range vs {
+		if v.Err != nil || v.Verdict.Status != tiles.StatusViolation {
+			continue
+		}
+		t.Logf("%d ms: %s %s: %s", v.Obs.TimeMS, v.Verdict.Player, v.Verdict.Rule, v.Verdict.Reason)
+		made := slices.ContainsFunc(events, func(e tilesim.Event) bool {
+			return e.Violation != nil && e.Player == v.Verdict.Player && e.Violation.Rule == v.Verdict.Rule &&
+				slices.ContainsFunc(e.Fields, func(f tiles.Field) bool { return slices.Contains(v.Obs.Fields, f) })
+		})
+		if !made {
+			t.Errorf("%d ms: %s called %s, a wrong play the simulation did not make: %s", v.Obs.TimeMS, v.Verdict.Player, v.Verdict.Rule, v.Verdict.Reason)
+		}
+		calls = append(calls, v)
+	}
+	return calls
+}
+
+// called reports whether player's card on fields was called for rule.
+func called(calls []Verdict, player string, rule tiles.Rule, fields []tiles.Field) bool {
+	return slices.ContainsFunc(calls, func(v Verdict) bool {
+		return v.Verdict.Player == player && v.Verdict.Rule == rule && slices.Contains(v.Obs.Fields, fields[0]) && slices.Contains(v.Obs.Fields, fields[1])
+	})
+}
+
+// TestLoop_T2b_CardBeforeItsStoneCameCalledWhenTheStoneStays: dev 965's
+// second round, rendered. P2 lays a card beside no stone (T2b, on
+// purpose); 0.16 s later P1 lays one that brings a stone beside it. The
+// camera first sees P2's card 66 ms after P1's, so it is judged legal at
+// that stone; but the stone stands where P1 put it, in plain sight, for
+// 3 s, and never moves onto P2's card: P2's came first, and is called
+// (T2b). Every call up to then is a wrong play the simulation made.
+func TestLoop_T2b_CardBeforeItsStoneCameCalledWhenTheStoneStays(t *testing.T) {
+	card := []tiles.Field{{X: 9, Y: 8}, {X: 8, Y: 8}}
+	events, vs := refereeRendered(t, tilesim.Config{Players: 4, Seed: 965, Rounds: 2, ErrorRate: 0.03}, 2, 81346)
+	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
+		return e.Kind == tilesim.EvLay && e.Player == "P2" && slices.Equal(e.Fields, card) && e.Violation != nil && e.Violation.Rule == tiles.T2b
+	}) {
+		t.Fatalf("seed 965 has no card beside no stone (T2b) by P2 on %v in round 2", card)
+	}
+	if !called(callsMade(t, events, vs), "P2", tiles.T2b, card) {
+		t.Errorf("P2's card on %v, laid before a stone came beside it, not called T2b", card)
+	}
+}
+
+// TestLoop_T2c_StoneOntoACoveredFieldTakenByTheTopCard: held-out 1143's
+// first round, rendered. P1's card meets a stone at a corner (T2d, on
+// purpose); 4 s later P2 lays a card over its field (9,7) (T2c, on
+// purpose) and moves a stone there. The camera reports both late, P1's
+// card waiting for its order when P2's stone's move onto (9,7) came: that
+// move is the top card's, P2's, and P1's card keeps its own stone's move
+// (it took P2's, its own was lost: a move with no card and the next card
+// at P1's stone were called).
+func TestLoop_T2c_StoneOntoACoveredFieldTakenByTheTopCard(t *testing.T) {
+	events, vs := refereeRendered(t, tilesim.Config{Players: 3, Seed: 1143, Rounds: 2, ErrorRate: 0.03}, 1, 41000)
+	calls := callsMade(t, events, vs)
+	for _, c := range []struct {
+		player string
+		rule   tiles.Rule
+		card   []tiles.Field
+	}{
+		{"P1", tiles.T2d, []tiles.Field{{X: 9, Y: 7}, {X: 8, Y: 7}}},
+		{"P2", tiles.T2c, []tiles.Field{{X: 9, Y: 8}, {X: 9, Y: 7}}},
+	} {
+		if !called(calls, c.player, c.rule, c.card) {
+			t.Errorf("%s's card on %v not called %s", c.player, c.card, c.rule)
+		}
+	}
+}
