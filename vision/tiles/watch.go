@@ -1259,9 +1259,11 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 }
 
 // outOfOrder reports whether piece c was laid before the last piece on
-// path (which the stone stood on first), or after the card seen at seen.
+// path (which the stone stood on first), or after the card seen at seen:
+// not a card covered at once, which lies under a later one whenever its
+// half showed (hands may hide it until then).
 func outOfOrder(path []via, c via, seen int64) bool {
-	return len(path) > 0 && c.t+500 < path[len(path)-1].t || c.first > seen+500
+	return len(path) > 0 && c.t+500 < path[len(path)-1].t || c.first > seen+500 && !c.covered
 }
 
 // stops are the fields of piece c a stone from cur (near it or not) may

@@ -473,10 +473,17 @@ func TestTilesVision_T3a_StoneOnNothingAndGoneAgainIsNoMove(t *testing.T) {
 // before its other half was seen: the new half open towards the next
 // card's field is the covered card, and the stone stood on it, on the
 // half seen (its farther colour, T3a), before it went onto the next card.
+// So it is when the half first showed only after the next card (hands
+// over it): it lies under that card, so it came first (held-out 1128 r1,
+// 1143 r1: the half was left alone, its card never reported).
 func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	green, blue, red := classColour[pxGreen], classColour[pxBlue], classColour[pxRed]
-	for _, towards := range []bool{true, false} {
+	for _, c := range []struct {
+		towards  bool
+		halfSeen int64 // the next card was first seen at 1100
+	}{{true, 1000}, {false, 1000}, {true, 1700}} {
+		towards := c.towards
 		w := boardSeen(12, green)
 		w.stones = [tiles.Stones]tiles.Field{f(5, 9), f(0, 0), f(11, 0), f(0, 11)}
 		// the covered card's half seen, on (6,8), open downwards (or not
@@ -486,16 +493,16 @@ func TestTilesVision_T2c_CoveredCardIsAWay(t *testing.T) {
 			open = 3
 		}
 		w.believe(f(6, 8), look{kind: lookCard, colour: blue, open: open})
-		w.halves[f(6, 8)] = 1000
+		w.halves[f(6, 8)] = c.halfSeen
 		// the next card, (6,9)-(7,9), the stone on (7,9)
 		w.believe(f(6, 9), look{kind: lookCard, colour: red, open: 1})
 		w.believe(f(7, 9), look{kind: lookStone, colour: blue, open: -1})
-		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 0, 1100+viaSettleMS, nil)
+		vias, ok := w.findVias(f(5, 9), f(6, 9), f(7, 9), 1100, 0, c.halfSeen+viaSettleMS, nil)
 		switch {
 		case !ok:
 			t.Errorf("towards %v: not one way", towards)
 		case towards && (len(vias) != 1 || !vias[0].covered || vias[0].at != f(6, 8) || vias[0].card != [2]tiles.Field{f(6, 8), f(6, 9)} || irregular(vias) != 0):
-			t.Errorf("way %+v, want over the covered card (6,8)-(6,9), on (6,8), by the rules", vias)
+			t.Errorf("half seen at %d ms: way %+v, want over the covered card (6,8)-(6,9), on (6,8), by the rules", c.halfSeen, vias)
 		case !towards && len(vias) != 0:
 			t.Errorf("a half open away from the next card: way %+v, want none", vias)
 		}
