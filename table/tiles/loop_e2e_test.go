@@ -142,17 +142,3 @@ func TestLoop_T2c_StoneOntoACoveredFieldTakenByTheTopCard(t *testing.T) {
 		}
 	}
 }
-
-// TestLoop_T3b_RelocationLeavesCardsToTheWayByTheRules: held-out 1140's
-// first round, rendered. Within a second, P3, P1 and P2 lay at one stone
-// (it goes over their cards, by the rules, too fast to be seen) while P4
-// relocates another, blocked far away, onto a card beside them (T3b). The
-// relocation was explained first and took P3's and P1's cards for its way
-// (a relocation onto P1's, a step onto P3's nearer colour), leaving the
-// first stone none: P2's card was called beside no stone, and every card
-// after it at that stone (five legal plays called). The way by the rules
-// is taken first; nothing is called that was not a wrong play made.
-func TestLoop_T3b_RelocationLeavesCardsToTheWayByTheRules(t *testing.T) {
-	events, vs := refereeRendered(t, tilesim.Config{Players: 4, Seed: 1140, Rounds: 2, ErrorRate: 0.03}, 1, 44000)
-	callsMade(t, events, vs)
-}

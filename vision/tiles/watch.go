@@ -1360,10 +1360,6 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	}
 	vias, sure := w.findVias(a, p, it.to, it.seen, it.came, tMS, it)
 	switch {
-	case sure && irregular(vias) > 0 && tMS-it.t <= pairWaitMS && w.otherMoveWaits(it):
-		// another stone's move, not explained yet, may go over these
-		// cards by the rules: it takes them first
-		return nil, false
 	case !sure:
 		w.unsure(tMS, "stone %d from %v to %v: more than one way it may have gone", it.stone+1, a, it.to)
 		return nil, true
@@ -1450,12 +1446,6 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
 	}
 	return out, true
-}
-
-// otherMoveWaits reports whether another stone's move than it's is not
-// explained yet.
-func (w *Watcher) otherMoveWaits(it *item) bool {
-	return slices.ContainsFunc(w.items, func(x *item) bool { return x != it && x.move && !x.done && x.stone != it.stone })
 }
 
 // coveredColour is the colour taken for the half on g, covered at once,
