@@ -28,6 +28,7 @@ const (
 	rereadForMS   = 20000 // a card reported without an owner has its frame read again this long
 	readEveryMS   = 150   // between two reads of a piece's frame
 	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
+	coveredLateMS = 1500  // a half first seen after the card over its other half waits this long for it
 	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
 	hiddenGoneMS  = 1000  // a stone's field unreadable this long may have lost it
 	overlapMS     = 300   // a stone first seen on a card this long after the moving stone stood on its new field is another
@@ -1032,7 +1033,7 @@ const maxVias = 3
 // piece another stone was first seen on later. The way is for move it,
 // to report (nil: to weigh a pairing).
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item) ([]via, bool) {
-	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it)
+	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it, seen, tMS)
 	plain := waysFrom(pieces, a, p, to, seen, false, w.glimpsed)
 	ways := w.agreeing(plain)
 	// the stone may have been seen where only a wrong play (T2d) puts it;
@@ -1123,8 +1124,11 @@ func (w *Watcher) otherStoneMoving(a tiles.Field) bool {
 // its way covers too, if the referee judges it after the covered card:
 // one reported with the move or after it, or one reported without its
 // stone (the loop holds it for its stone's move, and takes the cards of
-// that move's way first).
-func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item) []via {
+// that move's way first). A half first seen after the card on p and to
+// (seen), whose other half is under it, came before it all the same
+// (hands hid it): it counts once it has shown coveredLateMS without its
+// other half (one of a new card beside the cover shows it by then).
+func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item, seen, tMS int64) []via {
 	covering := []tiles.Field{p, to}
 	for _, c := range pieces {
 		if it != nil && !c.joker && (c.pair == nil || w.after(c.pair, it) || stoneless(c.pair)) {
@@ -1133,6 +1137,9 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item) []via
 	}
 	n := len(pieces)
 	for f, t0 := range w.halves {
+		if late := t0 > seen+500; late && tMS-t0 < coveredLateMS {
+			continue
+		}
 		if o := w.believed(f).open; o >= 0 && !slices.Contains(covering, f) {
 			if g := step(f, o); slices.Contains(covering, g) {
 				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, covered: true, t: t0, first: t0})
@@ -1143,6 +1150,20 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item) []via
 		slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
 	}
 	return pieces
+}
+
+// coveredShowing reports whether a half open towards the card on p and
+// to, first seen after it (seen), has shown less than coveredLateMS
+// without its other half: it may be a card that card covers.
+func (w *Watcher) coveredShowing(p, to tiles.Field, seen, tMS int64) bool {
+	for f, t0 := range w.halves {
+		if o := w.believed(f).open; o >= 0 && t0 > seen+500 && tMS-t0 < coveredLateMS && f != p && f != to {
+			if g := step(f, o); g == p || g == to {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stoneless reports whether card pr went to the referee without naming
@@ -1360,6 +1381,8 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	}
 	vias, sure := w.findVias(a, p, it.to, it.seen, it.came, tMS, it)
 	switch {
+	case tMS-it.t <= pairWaitMS && w.coveredShowing(p, it.to, it.seen, tMS):
+		return nil, false // a half that may be a card it covers (coveredPieces)
 	case !sure:
 		w.unsure(tMS, "stone %d from %v to %v: more than one way it may have gone", it.stone+1, a, it.to)
 		return nil, true
