@@ -2091,3 +2091,43 @@ func TestLoop_T3a_AssumedStopsSeenLateStopByStop(t *testing.T) {
 		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, to2, st.Laid)
 	}
 }
+
+// TestLoop_T2c_StoneOntoACoveredFieldGoesOntoTheTopCard: P1's card meets
+// stone 1 at a corner (T2d) and the stone goes onto it; P2's card covers
+// P1's field (9,4) (T2c) and stone 2 goes there. The camera reports both
+// late, P1's card waiting for its order with its stone's move when P2's
+// stone's move onto (9,4) comes: that move is the top card's, P2's (the
+// later covers the earlier), and P1's card keeps its own (held-out 1143
+// r1: it took P2's, its own was lost, and a move with no card and the
+// next card at stone 1 were called).
+func TestLoop_T2c_StoneOntoACoveredFieldGoesOntoTheTopCard(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	l, ref, vs := twoPlayerRoundWith(t, []tiles.Field{f(10, 5), f(9, 6), f(1, 1), f(1, 3)})
+	b := ref.Table().Board()
+	card := func(tMS, seen int64, player string, stone int, x, y tiles.Field) tiles.Observation {
+		return tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: seen, Player: player, Fields: []tiles.Field{x, y},
+			Colours: []tiles.Colour{b.Colour(x), b.Colour(y)}, Stone: stone, By: "camera"}
+	}
+	// a card seen before both, beside stones 3 and 4: held for its
+	// stone, and P1's card with it, in the order seen
+	l.tick(38000)
+	l.apply([]tiles.Observation{card(38000, 33000, "P2", 0, f(0, 2), f(1, 2))})
+	l.tick(39066)
+	l.apply([]tiles.Observation{card(39133, 34000, "P1", 1, f(9, 4), f(8, 4)), seenStone(39133, 1, f(8, 4))})
+	l.tick(39200)
+	l.apply([]tiles.Observation{card(39266, 37133, "P2", 2, f(9, 5), f(9, 4)), seenStone(39266, 2, f(9, 4))})
+	l.tick(39266 + StoneWaitMS + 100)
+	var calls []string
+	for _, v := range *vs {
+		if v.Err != nil {
+			t.Errorf("%s at %d refused: %v", v.Obs.Kind, v.Obs.TimeMS, v.Err)
+		}
+		if v.Verdict.Status == tiles.StatusViolation {
+			calls = append(calls, v.Verdict.Player+" "+string(v.Verdict.Rule))
+		}
+	}
+	st := ref.State()
+	if !slices.Equal(calls, []string{"P1 T2d", "P2 T2c"}) || st.Stones[0].At != f(8, 4) || st.Stones[1].At != f(9, 4) {
+		t.Errorf("calls %v (want P1 T2d, P2 T2c); stones 1 and 2 on %v, %v (want (8,4), (9,4))", calls, st.Stones[0].At, st.Stones[1].At)
+	}
+}
