@@ -648,6 +648,12 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 			l.checkStale(card, card.Stone)
 		}
 		if !l.give(w, card) {
+			// called as laid beside no stone (T2b), a card the camera saw
+			// its stone move onto was laid at that stone after all: the
+			// referee stood it elsewhere, and takes the move (a stray)
+			if stone != nil && len(stone.Fields) == 1 && l.ref.Reclaims(stone.Stone, stone.Fields[0], stone.TimeMS) {
+				_, _ = l.send(*stone)
+			}
 			return
 		}
 		if l.takeLast(w) && stone == nil {

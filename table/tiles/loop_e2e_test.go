@@ -149,3 +149,41 @@ func TestLoop_T2c_CardCoveredAtOnceCountedUnderItsCover(t *testing.T) {
 		t.Errorf("P3's card on %v, covered at once, not judged legal for P3", covered)
 	}
 }
+
+// standing lists the calls in vs that no later verdict withdrew.
+func standing(vs []Verdict) []Verdict {
+	var calls []Verdict
+	for _, v := range vs {
+		if v.Err != nil {
+			continue
+		}
+		if w := v.Verdict.Withdraws; w > 0 {
+			calls = slices.DeleteFunc(calls, func(c Verdict) bool { return c.Verdict.Seq == w })
+		}
+		if v.Verdict.Status == tiles.StatusViolation {
+			calls = append(calls, v)
+		}
+	}
+	return calls
+}
+
+// TestLoop_T2b_CardItsStoneWasSeenOntoIsNotCalled: dev 1014's second
+// round, rendered. P1 and P2 lay at one stone 55 ms apart. P2's card,
+// held only for its order with the stone's move seen onto it, goes to the
+// referee naming no stone, and the referee, which has that stone
+// elsewhere, finds none beside it: called beside no stone (T2b). The
+// move seen onto it, handed to the referee (it was dropped), shows it
+// was laid at that stone after all: the call is withdrawn.
+func TestLoop_T2b_CardItsStoneWasSeenOntoIsNotCalled(t *testing.T) {
+	card := []tiles.Field{{X: 9, Y: 2}, {X: 9, Y: 3}}
+	_, vs := refereeRendered(t, tilesim.Config{Players: 4, Seed: 1014, Rounds: 2, ErrorRate: 0.03}, 2, 94000)
+	judged := slices.ContainsFunc(vs, func(v Verdict) bool {
+		return v.Err == nil && v.Obs.Kind == tiles.ObsLay && v.Obs.Player == "P2" && slices.Contains(v.Obs.Fields, card[0]) && slices.Contains(v.Obs.Fields, card[1])
+	})
+	if !judged {
+		t.Fatalf("P2's card on %v not judged", card)
+	}
+	if called(standing(vs), "P2", tiles.T2b, card) {
+		t.Errorf("P2's card on %v, laid at the stone seen moving onto it, called beside no stone", card)
+	}
+}
