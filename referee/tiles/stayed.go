@@ -26,20 +26,23 @@ func (g *game) decideStayed(o Observation) (Verdict, func(), error) {
 	}
 	s := o.Stone
 	p := g.table.pending[s-1]
-	if p == nil || p.joker || !sameFields([2]Field(p.fields), o.Fields) {
-		return Verdict{}, nil, fmt.Errorf("%w: stone %d awaits no card on %v", ErrInvalid, s, o.Fields)
+	way := g.ways[s-1]
+	n := len(way)
+	if p == nil || p.joker || !sameFields([2]Field(p.fields), o.Fields) || n == 0 || way[n-1].moved || !sameFields(way[n-1].lay.Fields, o.Fields) {
+		return Verdict{}, nil, fmt.Errorf("%w: stone %d awaits no legal card on %v", ErrInvalid, s, o.Fields)
 	}
-	l := Lay{Fields: [2]Field(p.fields)}
-	for i, f := range l.Fields {
-		pc, _ := g.table.Piece(f)
-		l.Player, l.Card, l.Colours[i] = pc.Owner, pc.Card, pc.Colour // its owner read since, perhaps
+	b := way[n-1]
+	l := b.lay
+	p0, _ := g.table.Piece(l.Fields[0])
+	if p1, _ := g.table.Piece(l.Fields[1]); p0.Seq != p1.Seq {
+		return Verdict{}, nil, fmt.Errorf("%w: the card stone %d awaits on %v is covered since", ErrInvalid, s, o.Fields)
 	}
+	l.Player = p0.Owner // read since, perhaps
 	at := g.table.stones[s-1].At
 	x := violation(T3a, "stone %d stayed on %v long after %s's card at %v-%v was laid at it: it never moved onto it",
 		s, at, owner(l.Player), l.Fields[0], l.Fields[1])
-	if way := g.ways[s-1]; len(way) >= 2 && !way[len(way)-1].moved && sameFields(way[len(way)-1].lay.Fields, o.Fields) {
-		b, done := way[len(way)-1], way[:len(way)-1]
-		if next, ok := g.wentOver(b.lay, s, done); ok {
+	if n >= 2 {
+		if next, ok := g.wentOver(b.lay, s, way[:n-1]); ok {
 			v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: s,
 				Reason: fmt.Sprintf("stone %d stayed on %v: %s's card at %v-%v was laid at it before %s's card at %v-%v, and it went over it unseen",
 					s, at, owner(l.Player), l.Fields[0], l.Fields[1], owner(next.Player), next.Fields[0], next.Fields[1])}
@@ -50,7 +53,7 @@ func (g *game) decideStayed(o Observation) (Verdict, func(), error) {
 				g.strays[l.Fields[0]], g.strays[l.Fields[1]] = st, st
 			}, nil
 		}
-		prev := done[len(done)-1]
+		prev := way[n-2]
 		if y := g.laidBeforeStep(b.lay, s, b.seen, prev); y != nil {
 			x = violation(y.Rule, "%s, laid before %s's card at %v-%v brought stone %d beside it (seen with it; the stone stayed on %v)",
 				y.Reason, owner(prev.lay.Player), prev.lay.Fields[0], prev.lay.Fields[1], s, at)
@@ -68,7 +71,8 @@ func (g *game) decideStayed(o Observation) (Verdict, func(), error) {
 
 // wentOver finds the earliest of the cards of done, stone s's latest
 // moved onto, that l, lying on the table now, fits before (fitsBefore),
-// and returns it.
+// and returns it. However far apart they were seen: the stone never
+// moved onto l after them, so it went over it before.
 func (g *game) wentOver(l Lay, s int, done []step) (Lay, bool) {
 	t := g.table.Clone()
 	for _, f := range l.Fields {
@@ -105,8 +109,8 @@ func (g *game) laidBeforeStep(l Lay, s int, seen int64, prev step) *Violation {
 	return j.Violation
 }
 
-// charge adds fault x to the player of card l, which lies on the board;
-// a card laid for nobody keeps it until its owner is known (own).
+// charge adds fault x to the player of card l, which lies on the board
+// whole; a card laid for nobody keeps it until its owner is known (own).
 func (t *Table) charge(l Lay, x Violation) {
 	if l.Player != "" {
 		t.faults[l.Player] = append(t.faults[l.Player], x)

@@ -68,7 +68,8 @@ func TestTiles_T2b_CardWhoseStoneStayedWasLaidBeforeItCame(t *testing.T) {
 }
 
 // TestTiles_T3a_StayedNamesTheCardItsStoneAwaits: a stone that stayed
-// must await the card named; else the observation is refused.
+// must await the legal card named, lying whole; else the observation is
+// refused.
 func TestTiles_T3a_StayedNamesTheCardItsStoneAwaits(t *testing.T) {
 	r := roundBegun(t)
 	x, cc := stayedCards(t, r)
@@ -85,6 +86,25 @@ func TestTiles_T3a_StayedNamesTheCardItsStoneAwaits(t *testing.T) {
 	if v, err := r.Apply(Observation{Kind: ObsStayed, TimeMS: 3000, Stone: 1, Fields: cc.Fields[:]}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("stayed for a card the stone moved onto: %+v %v, want %v", v, err, ErrInvalid)
 	}
+	// P1's card, awaiting stone 1, covered since on one field (T2c)
+	if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 4000, SeenMS: 3900, Player: x.Player, Fields: x.Fields[:], Colours: x.Colours[:]}); err != nil || v.Status != StatusOK {
+		t.Fatalf("P1's card: %+v %v", v, err)
+	}
+	tb := r.Table()
+	for _, g := range x.Fields[0].Neighbours() {
+		if g == x.Fields[1] || !tb.Board().On(g) || !tb.Free(g) {
+			continue
+		}
+		cover := fitting(tb, "P2", x.Fields[0], g)
+		if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 4500, SeenMS: 4400, Player: "P2", Fields: cover.Fields[:], Colours: cover.Colours[:]}); err != nil || v.Rule != T2c {
+			t.Fatalf("P2's cover: %+v %v, want T2c", v, err)
+		}
+		if v, err := r.Apply(Observation{Kind: ObsStayed, TimeMS: 7000, Stone: 1, Fields: x.Fields[:]}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("stayed for a card covered since: %+v %v, want %v", v, err, ErrInvalid)
+		}
+		return
+	}
+	t.Fatal("no free field beside P1's card to cover it from")
 }
 
 // wentOverCards finds, on the board of round r, P2's cards c, then d,
@@ -131,8 +151,8 @@ func stillLegal(from, alone *Table, way ...Lay) bool {
 // stone 1 on; P1's card, judged legal beside it there, was seen later,
 // but the stone stays where it stands. P1's card fits before P2's (the
 // stone back where it stood, each of P2's still taking it where it went):
-// it was laid first and the stone went over it unseen (dev 965's second
-// round: a card hidden for 3 s under hands). Legal; nothing awaits it.
+// it was laid first and the stone went over it unseen. Legal; nothing
+// awaits it.
 func TestTiles_T3a_CardWhoseStoneStayedWentOverItFirst(t *testing.T) {
 	r := roundBegun(t)
 	x, c, d := wentOverCards(t, r)

@@ -123,7 +123,9 @@ func (t *Table) forget(stone int, fs [2]Field) {
 
 // Reclaims reports whether stone (1..4) moving onto f at tMS would take a
 // card called as laid beside no stone or at a corner (T2b, T2d) as laid
-// at it after all: that stone's name, as the camera gave it, stands.
+// at it after all: that stone's name, as the camera gave it, stands. Not
+// a card whose stone stayed beside it (decideStayed): its standing there
+// says nothing, though a move onto it still takes it.
 func (r *Referee) Reclaims(stone int, f Field, tMS int64) bool {
 	if r.g.phase != PhasePlaying || stone < 1 || stone > Stones {
 		return false

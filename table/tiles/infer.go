@@ -323,7 +323,7 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 				l.assumed[i] = nil
 				return true
 			}
-			if k := slices.Index(a.before(), o.Fields[0]); k >= 0 {
+			if k := slices.Index(a.before(), o.Fields[0]); k >= 0 && l.now-a.at <= 2*StoneWaitMS {
 				a.earlier = a.earlier[k+1:] // an earlier stop, seen late
 				return true
 			}
@@ -395,8 +395,8 @@ func (l *Loop) wentOverItsCard(o tiles.Observation) {
 	for _, w := range l.waiting {
 		if !w.held && w.v.Stone == o.Stone { // o is onto another card: stoneSeen took those onto w's
 			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
-			l.settle(w, nil)
-			l.assumed[o.Stone-1] = nil // the stone seen went on from there
+			l.settle(w, l.assumeStone(w.card, w.v, w.from)) // seen going on: it did not stay
+			l.assumed[o.Stone-1] = nil                      // the stone seen went on from there
 			l.releaseDue = true
 			return
 		}
@@ -651,7 +651,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 			// called as laid beside no stone (T2b), a card the camera saw
 			// its stone move onto was laid at that stone after all: the
 			// referee stood it elsewhere, and takes the move (a stray)
-			if stone != nil && len(stone.Fields) == 1 && l.ref.Reclaims(stone.Stone, stone.Fields[0], stone.TimeMS) {
+			if stone != nil && len(stone.Fields) == 1 && l.calledBesideNoStone(card) && l.ref.Reclaims(stone.Stone, stone.Fields[0], stone.TimeMS) {
 				_, _ = l.send(*stone)
 			}
 			return
@@ -668,6 +668,13 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	if w == l.finisher {
 		w.moved = true // the stop follows after StopGraceMS (tick)
 	}
+}
+
+// calledBesideNoStone reports whether card, just given, was called as
+// laid beside no stone (T2b).
+func (l *Loop) calledBesideNoStone(card tiles.Observation) bool {
+	n := len(l.pieces)
+	return n > 0 && l.pieces[n-1].rule == tiles.T2b && l.pieces[n-1].status == tiles.StatusViolation && slices.Equal(l.pieces[n-1].fields, card.Fields)
 }
 
 // give sends a card to the referee and notes its verdict in w; it
@@ -881,16 +888,16 @@ func (l *Loop) unseenMove(w *waiting) {
 
 // stayed reports whether the stone w's legal card was laid at was seen
 // standing where it stood StayedMS after the card was first seen, and
-// no stone on the card since: the only stone beside it, it never moved
-// onto it. The card must have been seen within LandedMS of its fields
-// showing free: when it was laid is known.
+// no stone on the card from StayedMS before: the only stone beside it,
+// it never moved onto it. The card must have been first seen within
+// LandedMS of its fields last showing free: when it was laid is known.
 func (l *Loop) stayed(w *waiting) bool {
 	if w.v.Status != tiles.StatusOK || w.v.Rule == tiles.T3b || w.card.SeenMS == 0 || l.watch == nil ||
 		l.watch.StoodOn(w.from) < w.card.SeenMS+StayedMS {
 		return false
 	}
 	for _, f := range w.card.Fields {
-		if l.watch.StoodOn(f) >= w.card.SeenMS-StayedMS || w.card.SeenMS-l.watch.SeenFree(f) > LandedMS {
+		if free := l.watch.SeenFree(f); l.watch.StoodOn(f) >= w.card.SeenMS-StayedMS || free > w.card.SeenMS || w.card.SeenMS-free > LandedMS {
 			return false
 		}
 	}
@@ -912,9 +919,10 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 		to = fartherOf(o.Fields, from)
 	}
 	prev := l.assumed[v.Stone-1]
-	l.assumed[v.Stone-1] = &assumedMove{to: to}
-	if prev != nil {
-		l.assumed[v.Stone-1].earlier = append(prev.earlier, prev.to)
+	l.assumed[v.Stone-1] = &assumedMove{to: to, at: l.now}
+	if prev != nil && l.now-prev.at <= 2*StoneWaitMS {
+		earlier := append(prev.earlier, prev.to)
+		l.assumed[v.Stone-1].earlier = earlier[max(0, len(earlier)-maxEarlier):]
 	}
 	if v.Rule == tiles.T3b {
 		l.assumed[v.Stone-1].relocating = slices.Clone(o.Fields)
@@ -976,10 +984,16 @@ type assumedMove struct {
 	to         tiles.Field
 	relocating []tiles.Field
 	turned     bool
-	// earlier are the stone's stops the loop assumed before, not seen
-	// yet: the camera may report its way late, stop by stop
+	// earlier are the stone's last stops the loop assumed before, each
+	// within 2*StoneWaitMS of the next, not seen yet: the camera may
+	// report its way late, stop by stop (until 2*StoneWaitMS after at,
+	// when this one was assumed)
 	earlier []tiles.Field
+	at      int64
 }
+
+// maxEarlier is how many of a stone's earlier assumed stops are kept.
+const maxEarlier = 3
 
 // before lists a's earlier stops (none for nil).
 func (a *assumedMove) before() []tiles.Field {

@@ -18,7 +18,7 @@ import (
 // The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
 // quality 90), from the round's start:
 //
-//	go test -tags e2e -run 'Loop_.*Rendered' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from

@@ -253,6 +253,8 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.goneSince)
 	clear(w.cameSince)
 	clear(w.glimpses)
+	clear(w.stoodOn)
+	clear(w.freeAt)
 	w.arrived = [tiles.Stones]int64{}
 	w.inSight = [tiles.Stones]int64{}
 	w.pairs = nil
