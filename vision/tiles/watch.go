@@ -40,11 +40,15 @@ const (
 // recentMS is how long a card seen whole may still have had a stone unseen.
 const recentMS = 4000
 
-// fieldTrack is one field's believed look and the candidate replacing it.
+// fieldTrack is one field's believed look and the candidate replacing
+// it, and when it last showed a stone (believed there) or showed free, in
+// plain sight (0: not on this board).
 type fieldTrack struct {
 	believed  look
 	cand      look
 	candSince int64
+	stoodOn   int64
+	freeAt    int64
 }
 
 // cell is what the watcher has reported lying on a field.
@@ -109,8 +113,6 @@ type Watcher struct {
 	glimpses  map[tiles.Field]int64 // a stone seen there, matched to no move, left then
 	arrived   [tiles.Stones]int64   // when each stone was first seen where its last move took it (0: none yet)
 	inSight   [tiles.Stones]int64   // when each stone was last in sight on its field (0: not yet)
-	stoodOn   map[tiles.Field]int64 // when a stone was last in sight on a field
-	freeAt    map[tiles.Field]int64 // when a field was last in sight, free
 	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
@@ -131,17 +133,26 @@ func NewWatcher(cfg Config) *Watcher {
 	buildLUT()
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
 		orphans:   map[tiles.Field]int64{},
-		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{},
-		stoodOn: map[tiles.Field]int64{}, freeAt: map[tiles.Field]int64{}}
+		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}}
 }
 
 // StoodOn is when the watcher last saw a stone standing on f, in plain
-// sight (0: never).
-func (w *Watcher) StoodOn(f tiles.Field) int64 { return w.stoodOn[f] }
+// sight, on this board (0: never).
+func (w *Watcher) StoodOn(f tiles.Field) int64 {
+	if w.board == nil || !w.on(f) {
+		return 0
+	}
+	return w.fields[f.Y][f.X].stoodOn
+}
 
-// SeenFree is when the watcher last saw f free, in plain sight (0:
-// never): a card on it was laid after that.
-func (w *Watcher) SeenFree(f tiles.Field) int64 { return w.freeAt[f] }
+// SeenFree is when the watcher last saw f free, in plain sight, on this
+// board (0: never): a card on it was laid after that.
+func (w *Watcher) SeenFree(f tiles.Field) int64 {
+	if w.board == nil || !w.on(f) {
+		return 0
+	}
+	return w.fields[f.Y][f.X].freeAt
+}
 
 // Close frees the watcher's images.
 func (w *Watcher) Close() {
@@ -253,8 +264,6 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.goneSince)
 	clear(w.cameSince)
 	clear(w.glimpses)
-	clear(w.stoodOn)
-	clear(w.freeAt)
 	w.arrived = [tiles.Stones]int64{}
 	w.inSight = [tiles.Stones]int64{}
 	w.pairs = nil
@@ -333,9 +342,9 @@ func (w *Watcher) update(tMS int64) {
 			w.candidate(f, l, tMS)
 			switch {
 			case l.stone() && ft.believed.stone():
-				w.stoodOn[f] = tMS
+				ft.stoodOn = tMS
 			case l.kind == lookFree && ft.believed.kind == lookFree:
-				w.freeAt[f] = tMS
+				ft.freeAt = tMS
 			}
 			if l.kind == lookHidden || l == ft.believed || tMS-ft.candSince < w.cfg.StableMS {
 				continue
@@ -1139,7 +1148,7 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item, seen,
 	}
 	n := len(pieces)
 	for f, t0 := range w.halves {
-		if late := t0 > seen+500; late && tMS-t0 < coveredLateMS {
+		if maturing(t0, seen, tMS) {
 			continue
 		}
 		if o := w.believed(f).open; o >= 0 && !slices.Contains(covering, f) {
@@ -1159,7 +1168,7 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item, seen,
 // without its other half: it may be a card that card covers.
 func (w *Watcher) coveredShowing(p, to tiles.Field, seen, tMS int64) bool {
 	for f, t0 := range w.halves {
-		if o := w.believed(f).open; o >= 0 && t0 > seen+500 && tMS-t0 < coveredLateMS && f != p && f != to {
+		if o := w.believed(f).open; o >= 0 && maturing(t0, seen, tMS) && f != p && f != to {
 			if g := step(f, o); g == p || g == to {
 				return true
 			}
@@ -1167,6 +1176,10 @@ func (w *Watcher) coveredShowing(p, to tiles.Field, seen, tMS int64) bool {
 	}
 	return false
 }
+
+// maturing reports whether a half first seen at t0, after the card seen
+// at seen, has shown less than coveredLateMS: its other half may show yet.
+func maturing(t0, seen, tMS int64) bool { return t0 > seen+500 && tMS-t0 < coveredLateMS }
 
 // stoneless reports whether card pr went to the referee without naming
 // its stone.
