@@ -602,9 +602,12 @@ func (l *Loop) release() {
 			i = -1 // from the start: the stones have changed
 			continue
 		}
-		if l.mustHold(w.card, i) {
+		if l.mustHold(w.stoned(), i) { // (named for the stone seen onto it, it waits for no move)
 			w.graceOnly = false // held now for what it waits for
 			w.suspect = !l.holds(w.card, i, false)
+			continue
+		}
+		if l.awaitsHeld(i) {
 			continue
 		}
 		if reordered < maxReorders && l.orderByRules(i) {

@@ -79,6 +79,52 @@ func (l *Loop) orderByRules(i int) bool {
 	return true
 }
 
+// awaitsHeld reports whether the i-th waiting card, wrong if judged now,
+// is right after another card seen with it (seenTogether) that is held
+// for its stone's move: it waits for that card, and orderByRules then
+// weighs the two orders (a blocked stone relocated and at once played on,
+// the relocating card seen last).
+func (l *Loop) awaitsHeld(i int) bool {
+	t := l.playingTable()
+	if t == nil {
+		return false
+	}
+	c := l.waiting[i].tried()
+	if wrongIn(t, []tried{c}) == 0 {
+		return false
+	}
+	for j, x := range l.waiting {
+		if j == i || !x.held || !seenTogether(c.card, x.card) || !l.holdsAt(x, i) {
+			continue
+		}
+		for _, y := range relocating(t, x.tried()) {
+			if wrongIn(t, []tried{y, c}) < wrongIn(t, []tried{c, y}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// relocating is card x as it may go to the referee: as it is, and, named
+// for no stone, named for each blocked stone (its move, still to come,
+// may name it: anyone may relocate a stone whose blocker is not sure,
+// T3c).
+func relocating(t *tiles.Table, x tried) []tried {
+	out := []tried{x}
+	if x.card.Stone != 0 {
+		return out
+	}
+	for k, s := range t.Stones() {
+		if s.Owed != "" {
+			y := x
+			y.card.Stone = k + 1
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
 // rulesPutFirst reports whether another card seen with the held i-th one
 // (seenTogether), held or reported later in this batch, goes before it
 // by the rules: with the i-th named for stone o (just seen moving onto

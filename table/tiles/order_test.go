@@ -327,6 +327,76 @@ func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 	t.Fatal("no relocation with a card legal only beside its other field")
 }
 
+// TestLoop_T3b_CardAtARelocatedStoneWaitsForTheRelocation: P1 relocates
+// blocked stone 3 onto a card far from it (T3b), and P2 lays a card at
+// once where that card takes the stone. The camera saw P2's card first
+// (a hand lay over P1's) and reports both in one frame; P1's card is held
+// for its stone's move. Judged at once, P2's card would lie by no stone
+// (T2b, or T2d at a corner); it waits for the relocation, and the two
+// seen together go in the order the rules allow: both are legal, the
+// stone ends on P2's card (dev 978: a T2d called on a legal card).
+func TestLoop_T3b_CardAtARelocatedStoneWaitsForTheRelocation(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone(t, tb, 3, "P1")
+	for _, a := range allLays(tb, "P1", 3) {
+		ja, err := tb.CheckLay(a)
+		if err != nil || ja.Violation != nil || !ja.Relocates {
+			continue
+		}
+		after := tb.Clone()
+		after.ApplyLay(a, ja)
+		after.ApplyStone(3, ja.StoneTo, "P1", nil)
+		for _, b := range allLays(after, "P2", 3) {
+			b.Stone = 0 // as the camera reports it
+			jb, err := after.CheckLay(b)
+			if err != nil || jb.Violation != nil {
+				continue
+			}
+			if first, err := tb.CheckLay(b); err != nil || first.Violation == nil {
+				continue
+			}
+			// P2 relocating the stone P1 blocked is wrong unnamed, and
+			// may be named for it by its move (T3c)
+			byP2 := seenLay(0, a)
+			byP2.Player = "P2"
+			var n []int
+			for _, y := range relocating(tb, tried{card: byP2}) {
+				n = append(n, wrongIn(tb, []tried{y}))
+			}
+			if !slices.Equal(n, []int{1, 0}) {
+				t.Errorf("P2's relocation as it may go, unnamed then named for stone 3: %v wrong, want [1 0]", n)
+			}
+			seenB := seenLay(1800, b)
+			seenB.SeenMS = 1000
+			seenA := seenLay(1800, a)
+			seenA.SeenMS = 1800
+			for _, step := range []struct {
+				tMS int64
+				obs []tiles.Observation
+			}{
+				{1800, []tiles.Observation{seenB, seenA}},
+				{2200, nil},
+				{2600, []tiles.Observation{seenStone(2600, 3, ja.StoneTo)}},
+				{2800, []tiles.Observation{seenStone(2800, 3, jb.StoneTo)}},
+				{3000, nil},
+				{6000, nil},
+			} {
+				l.tick(step.tMS)
+				l.apply(step.obs)
+			}
+			if want, order := []string{a.Player, b.Player}, legalOrder(t, *vs); !slices.Equal(order, want) {
+				t.Errorf("cards judged in the order %v, want %v", order, want)
+			}
+			if at := ref.State().Stones[2].At; at != jb.StoneTo {
+				t.Errorf("stone 3 on %v, want %v", at, jb.StoneTo)
+			}
+			return
+		}
+	}
+	t.Fatal("no relocation with a card legal only after it")
+}
+
 // legalOrder fails t for every call or refusal among vs, and returns the
 // players whose cards were judged, in order.
 func legalOrder(t *testing.T, vs []Verdict) []string {

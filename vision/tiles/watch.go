@@ -1076,7 +1076,60 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 			return irregular(wy) > 0 || touch(wy[len(wy)-1].at, to)
 		})
 	}
+	if ruled := w.othersWays(a, to, pieces); len(ruled) > 0 {
+		// a way by a wrong step (a nearer colour, a corner; not the
+		// relocation it may begin with) over a card another moving stone
+		// reaches by the rules is not this stone's: the card is that
+		// stone's
+		ways = slices.DeleteFunc(ways, func(wy []via) bool {
+			n := irregular(wy)
+			if wy[0].reloc {
+				n--
+			}
+			if touch(wy[len(wy)-1].at, to) {
+				n++ // on from the last stop onto the nearer colour
+			}
+			return n > 0 && slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] })
+		})
+	}
 	return pickWay(ways, p, to, wrong)
+}
+
+// othersWays lists the cards among pieces that a moving stone other than
+// the one that left a for to reaches by the rules from the field it
+// left: each beside the field it stood on, and it on the farther colour
+// (T3a).
+func (w *Watcher) othersWays(a, to tiles.Field, pieces []via) map[[2]tiles.Field]bool {
+	var from []tiles.Field
+	for i := range w.goneSince {
+		if w.stones[i] != a && w.stones[i] != to {
+			from = append(from, w.stones[i])
+		}
+	}
+	for _, it := range w.items {
+		if it.move && !it.done && it.from != a {
+			from = append(from, it.from)
+		}
+	}
+	ruled := map[[2]tiles.Field]bool{}
+	var walk func(cur tiles.Field, last int64, n int)
+	walk = func(cur tiles.Field, last int64, n int) {
+		for _, c := range pieces {
+			if n == maxVias || c.joker || c.covered || ruled[c.card] || n > 0 && c.t+500 < last {
+				continue
+			}
+			for k, x := range c.card {
+				if touch(cur, x) && !touch(cur, c.card[1-k]) {
+					ruled[c.card] = true
+					walk(c.card[1-k], c.t, n+1)
+				}
+			}
+		}
+	}
+	for _, f := range from {
+		walk(f, 0, 0)
+	}
+	return ruled
 }
 
 // wrongColours reports whether the card on p and to, as the watcher holds

@@ -1103,6 +1103,45 @@ func TestTilesVision_T3a_WrongWayNotTakenWhileAnotherStoneMoves(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3b_RelocationLeavesAnotherStonesWayAlone: a blocked
+// stone relocated onto a card far from it (T3b), while another stone is
+// gone: two cards seen whole just before lie on that stone's way by the
+// rules (each beside its last stop, the stone on the farther colour). The
+// relocated stone could have stood on them only by a relocation and wrong
+// steps: they are the other stone's, and the relocation went straight
+// onto its card (held-out 1140: the relocation took three cards, and four
+// calls at the other stone were false). With no other stone moving, the
+// way over them is taken. A way that is a relocation and then steps by
+// the rules is taken all the same (dev 1043: the other stone went onto a
+// card of its own).
+func TestTilesVision_T3b_RelocationLeavesAnotherStonesWayAlone(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, c := range []struct {
+		name    string
+		other   bool
+		card    [2]tiles.Field // the card the stone was seen on, the field it stood on last
+		wantWay int
+	}{
+		{"wrong steps, no other stone moving", false, [2]tiles.Field{f(6, 11), f(6, 10)}, 2},
+		{"wrong steps, stone 3 moving", true, [2]tiles.Field{f(6, 11), f(6, 10)}, 0},
+		{"a relocation, then by the rules", true, [2]tiles.Field{f(3, 9), f(3, 10)}, 2},
+	} {
+		w := boardSeen(12, classColour[pxGreen])
+		w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(6, 2), f(8, 9), f(11, 0)}
+		a := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(6, 9), f(7, 9)}, done: true}
+		b := &item{t: 1050, seen: 1050, halves: [2]tiles.Field{f(4, 9), f(5, 9)}, done: true}
+		w.items, w.pairs = []*item{a, b}, []*item{a, b}
+		if c.other {
+			w.goneSince[2] = 900 // stone 3 left (8,9)
+		}
+		// stone 2 from (6,2), seen on the card's field c.card[1]
+		vias, sure := w.findVias(f(6, 2), c.card[0], c.card[1], 1100, 1200, 2000, nil)
+		if !sure || len(vias) != c.wantWay {
+			t.Errorf("%s: way %+v (sure %v), want %d stops", c.name, vias, sure, c.wantWay)
+		}
+	}
+}
+
 // TestTilesVision_T2d_CardSeenFirstReportedFirst: a stone's move onto a
 // card found late (its pairing waited: the card meets another stone's
 // field at a corner) goes before the moves queued ahead of it onto cards
