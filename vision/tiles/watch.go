@@ -1025,6 +1025,7 @@ type via struct {
 	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
 	// the next card met the stone's field here at a corner only (T2d)
 	cornered bool
+	wrong    bool  // its colours are not its fields' (T2a)
 	t        int64 // when it was seen whole
 	first    int64 // when a half of it was first seen
 }
@@ -1045,6 +1046,11 @@ const maxVias = 3
 // to report (nil: to weigh a pairing).
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item) ([]via, bool) {
 	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it, seen, tMS)
+	wrongVia := false
+	for k := range pieces {
+		pieces[k].wrong = w.wrongPiece(pieces[k])
+		wrongVia = wrongVia || pieces[k].wrong
+	}
 	plain := waysFrom(pieces, a, p, to, seen, false, w.glimpsed)
 	ways := w.agreeing(plain)
 	// the stone may have been seen where only a wrong play (T2d) puts it;
@@ -1052,7 +1058,7 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 	// laid, beside the stone's field (T2a) or at its corner (T2d), so a
 	// way to its corner costs no more (pickWay)
 	wrong := w.wrongColours(p, to)
-	if len(ways) == 0 || wrong {
+	if len(ways) == 0 || wrong || wrongVia {
 		cornered := waysFrom(pieces, a, p, to, seen, true, w.glimpsed)
 		if len(plain) == 0 && w.otherStoneMoving(a) {
 			// the relocating card may be that stone's (T3b), and this
@@ -1141,6 +1147,24 @@ func (w *Watcher) wrongColours(p, to tiles.Field) bool {
 	}
 	fp, ft := w.board.Colour(p), w.board.Colour(to)
 	return !(cp.colour == fp && ct.colour == ft || cp.colour == ft && ct.colour == fp)
+}
+
+// wrongPiece reports whether card c, seen whole, shows colours other
+// than its fields' (T2a).
+func (w *Watcher) wrongPiece(c via) bool {
+	if c.joker || c.covered {
+		return false
+	}
+	f, g := c.card[0], c.card[1]
+	if !c.pending {
+		return w.wrongColours(f, g)
+	}
+	lf, lg := w.believed(f), w.believed(g)
+	if lf.kind != lookCard || lg.kind != lookCard {
+		return false
+	}
+	bf, bg := w.board.Colour(f), w.board.Colour(g)
+	return !(lf.colour == bf && lg.colour == bg || lf.colour == bg && lg.colour == bf)
 }
 
 // glimpsed reports whether a stone was glimpsed on f since.
@@ -1308,10 +1332,17 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 			}
 			near := touch(cur, c.card[0]) || touch(cur, c.card[1])
 			c.reloc = !near
-			if c.reloc && (c.joker || direct || len(path) > 0) {
+			cornerStep := corners && c.reloc && len(path) > 0 && !c.joker && (corner(cur, c.card[0]) || corner(cur, c.card[1]))
+			if cornerStep {
+				c.reloc = false // a wrong play at the last stop's corner (T2d)
+			} else if c.reloc && (c.joker || direct || len(path) > 0) {
 				continue
 			}
 			at, nearer := c.stops(cur, near)
+			if cornerStep {
+				at, nearer = slices.DeleteFunc(at, func(x tiles.Field) bool { return corner(cur, x) }), nil
+				path[len(path)-1].cornered = true
+			}
 			used[i] = true
 			for k, try := range [][]tiles.Field{at, nearer} {
 				ok := false
@@ -1338,6 +1369,9 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 						break
 					}
 				}
+			}
+			if cornerStep {
+				path[len(path)-1].cornered = false
 			}
 			used[i] = false
 		}
@@ -1389,6 +1423,11 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 		n := irregular(wy)
 		if wrong && !last.cornered {
 			n++
+		}
+		for i, v := range wy {
+			if v.wrong && (i == 0 || !wy[i-1].cornered) {
+				n++ // called T2a too, unless met at a corner (T2d)
+			}
 		}
 		if touch(last.at, to) {
 			n++

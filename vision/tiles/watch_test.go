@@ -1142,6 +1142,45 @@ func TestTilesVision_T3b_RelocationLeavesAnotherStonesWayAlone(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T2d_WrongCardOnTheWayMetAtACorner: a stone goes over
+// three cards seen whole onto a fourth; only a wrong step reaches them,
+// either onto the first card's nearer colour (T3a) or onto its farther
+// colour, from which the second card meets the stone at a corner (T2d).
+// When the second card also shows other colours than its fields', the
+// first way calls two wrong plays (T3a, then T2a on it) and the second
+// one (T2d): the stone stopped on the farther colour (held-out 1170 r2:
+// a T3a called on a legal card, the T2d called T2a). When its colours
+// are its fields', the way by the nearer colour needs no corner.
+func TestTilesVision_T2d_WrongCardOnTheWayMetAtACorner(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red := classColour[pxGreen], classColour[pxRed]
+	for _, wrong := range []bool{false, true} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(8, 10), f(0, 0), f(11, 0), f(0, 11)}
+		var prs []*item
+		for k, c := range [][2]tiles.Field{{f(8, 9), f(9, 9)}, {f(8, 8), f(8, 7)}, {f(8, 6), f(7, 6)}} {
+			pr := &item{t: int64(1000 + 100*k), seen: int64(1000 + 100*k), halves: c, done: true}
+			colour := green
+			if wrong && k == 1 {
+				colour = red
+			}
+			w.content[c[0].Y][c[0].X] = cell{kind: lookCard, colour: colour, partner: c[1]}
+			w.content[c[1].Y][c[1].X] = cell{kind: lookCard, colour: colour, partner: c[0]}
+			prs = append(prs, pr)
+		}
+		w.items, w.pairs = prs, prs
+		// stone 1 left (8,10) for (8,5), the card (7,5)-(8,5)
+		vias, sure := w.findVias(f(8, 10), f(7, 5), f(8, 5), 1400, 1500, 2500, nil)
+		want, cornered := f(8, 9), false
+		if wrong {
+			want, cornered = f(9, 9), true
+		}
+		if !sure || len(vias) != 3 || vias[0].at != want || vias[0].cornered != cornered || vias[0].nearer == cornered {
+			t.Errorf("second card wrong %v: way %+v (sure %v), want the first stop %v (the next card at its corner %v)", wrong, vias, sure, want, cornered)
+		}
+	}
+}
+
 // TestTilesVision_T2d_CardSeenFirstReportedFirst: a stone's move onto a
 // card found late (its pairing waited: the card meets another stone's
 // field at a corner) goes before the moves queued ahead of it onto cards
