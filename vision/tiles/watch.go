@@ -1046,13 +1046,16 @@ const maxVias = 3
 // to report (nil: to weigh a pairing).
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item) ([]via, bool) {
 	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it, seen, tMS)
-	wrongVia := false
 	for k := range pieces {
 		pieces[k].wrong = w.wrongPiece(pieces[k])
-		wrongVia = wrongVia || pieces[k].wrong
 	}
 	plain := waysFrom(pieces, a, p, to, seen, false, w.glimpsed)
 	ways := w.agreeing(plain)
+	// a card on fields of other colours past the first stop is T2a,
+	// unless the stop before it met it at a corner only (T2d): one call
+	wrongVia := slices.ContainsFunc(ways, func(wy []via) bool {
+		return slices.ContainsFunc(wy[1:], func(v via) bool { return v.wrong })
+	})
 	// the stone may have been seen where only a wrong play (T2d) puts it;
 	// and a card on fields of other colours is wrong wherever it was
 	// laid, beside the stone's field (T2a) or at its corner (T2d), so a
@@ -1425,7 +1428,7 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 			n++
 		}
 		for i, v := range wy {
-			if v.wrong && (i == 0 || !wy[i-1].cornered) {
+			if i > 0 && v.wrong && !wy[i-1].cornered {
 				n++ // called T2a too, unless met at a corner (T2d)
 			}
 		}
