@@ -1333,17 +1333,11 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 			if outOfOrder(path, c, seen) {
 				continue
 			}
-			near := touch(cur, c.card[0]) || touch(cur, c.card[1])
-			c.reloc = !near
-			cornerStep := corners && c.reloc && len(path) > 0 && !c.joker && (corner(cur, c.card[0]) || corner(cur, c.card[1]))
-			if cornerStep {
-				c.reloc = false // a wrong play at the last stop's corner (T2d)
-			} else if c.reloc && (c.joker || direct || len(path) > 0) {
+			c, at, nearer, cornerStep, ok := stepOnto(c, cur, len(path) > 0, direct, corners)
+			if !ok {
 				continue
 			}
-			at, nearer := c.stops(cur, near)
 			if cornerStep {
-				at, nearer = slices.DeleteFunc(at, func(x tiles.Field) bool { return corner(cur, x) }), nil
 				path[len(path)-1].cornered = true
 			}
 			used[i] = true
@@ -1382,6 +1376,27 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 	}
 	walk(a)
 	return ways
+}
+
+// stepOnto says how a stone on cur (a stop on a way if onWay) goes onto
+// piece c: the stops it may take there (the farther colour, then the
+// nearer), c marked a relocation (from a, only if the card does not lie
+// beside a: not direct) or not; cornerStep if c meets cur at a corner
+// only, a wrong play (T2d) tried past the first stop with corners (the
+// stone on the field away from cur); false if it cannot go there.
+func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, nearer []tiles.Field, cornerStep, ok bool) {
+	near := touch(cur, c.card[0]) || touch(cur, c.card[1])
+	c.reloc = !near
+	if c.reloc && corners && onWay && !c.joker && (corner(cur, c.card[0]) || corner(cur, c.card[1])) {
+		c.reloc = false
+		at, _ := c.stops(cur, false)
+		return c, slices.DeleteFunc(at, func(x tiles.Field) bool { return corner(cur, x) }), nil, true, true
+	}
+	if c.reloc && (c.joker || direct || onWay) {
+		return c, nil, nil, false, false
+	}
+	at, nearer = c.stops(cur, near)
+	return c, at, nearer, false, true
 }
 
 // outOfOrder reports whether piece c was laid before the last piece on
