@@ -602,9 +602,9 @@ func (l *Loop) release() {
 			i = -1 // from the start: the stones have changed
 			continue
 		}
-		if l.mustHold(w.stoned(), i) { // (named for the stone seen onto it, it waits for no move)
+		if card := w.stoned(); l.mustHold(card, i) { // (named for the stone seen onto it, it waits for no move)
 			w.graceOnly = false // held now for what it waits for
-			w.suspect = !l.holds(w.card, i, false)
+			w.suspect = !l.holds(card, i, false)
 			continue
 		}
 		if l.awaitsHeld(i) {

@@ -93,8 +93,8 @@ func (l *Loop) awaitsHeld(i int) bool {
 	if wrongIn(t, []tried{c}) == 0 {
 		return false
 	}
-	for j, x := range l.waiting {
-		if j == i || !x.held || !seenTogether(c.card, x.card) || !l.holdsAt(x, i) {
+	for _, x := range l.waiting[i+1:] { // (one before it goes first anyway)
+		if !x.held || !seenTogether(c.card, x.card) || !l.holdsAt(x, i) {
 			continue
 		}
 		for _, y := range relocating(t, x.tried()) {

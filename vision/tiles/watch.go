@@ -1091,14 +1091,9 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 		// reaches by the rules is not this stone's: the card is that
 		// stone's
 		ways = slices.DeleteFunc(ways, func(wy []via) bool {
-			n := irregular(wy)
-			if wy[0].reloc {
-				n--
-			}
-			if touch(wy[len(wy)-1].at, to) {
-				n++ // on from the last stop onto the nearer colour
-			}
-			return n > 0 && slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] })
+			wrongStep := touch(wy[len(wy)-1].at, to) || // on from the last stop onto the nearer colour
+				slices.ContainsFunc(wy, func(v via) bool { return v.nearer || v.cornered })
+			return wrongStep && slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] })
 		})
 	}
 	return pickWay(ways, p, to, wrong)
@@ -1107,12 +1102,12 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 // othersWays lists the cards among pieces that a moving stone other than
 // the one that left a for to reaches by the rules from the field it
 // left: each beside the field it stood on, and it on the farther colour
-// (T3a).
+// (T3a). (The stone that left a stands on to once its move is made.)
 func (w *Watcher) othersWays(a, to tiles.Field, pieces []via) map[[2]tiles.Field]bool {
 	var from []tiles.Field
-	for i := range w.goneSince {
-		if w.stones[i] != a && w.stones[i] != to {
-			from = append(from, w.stones[i])
+	for i, f := range w.stones {
+		if _, gone := w.goneSince[i]; gone && f != a && f != to {
+			from = append(from, f)
 		}
 	}
 	for _, it := range w.items {
@@ -1121,16 +1116,22 @@ func (w *Watcher) othersWays(a, to tiles.Field, pieces []via) map[[2]tiles.Field
 		}
 	}
 	ruled := map[[2]tiles.Field]bool{}
+	used := make([]bool, len(pieces))
 	var walk func(cur tiles.Field, last int64, n int)
 	walk = func(cur tiles.Field, last int64, n int) {
-		for _, c := range pieces {
-			if n == maxVias || c.joker || c.covered || ruled[c.card] || n > 0 && c.t+500 < last {
+		if n == maxVias {
+			return
+		}
+		for k, c := range pieces {
+			if used[k] || c.joker || c.covered || n > 0 && c.t+500 < last {
 				continue
 			}
-			for k, x := range c.card {
-				if touch(cur, x) && !touch(cur, c.card[1-k]) {
+			for h, x := range c.card {
+				if touch(cur, x) && !touch(cur, c.card[1-h]) {
 					ruled[c.card] = true
-					walk(c.card[1-k], c.t, n+1)
+					used[k] = true
+					walk(c.card[1-h], c.t, n+1)
+					used[k] = false
 				}
 			}
 		}
@@ -1148,8 +1149,14 @@ func (w *Watcher) wrongColours(p, to tiles.Field) bool {
 	if cp.kind != lookCard || ct.kind != lookCard || cp.partner != to || ct.partner != p {
 		return false
 	}
+	return !w.fits(p, to, cp.colour, ct.colour)
+}
+
+// fits reports whether a card of colours cp and ct fits fields p and to,
+// either way round.
+func (w *Watcher) fits(p, to tiles.Field, cp, ct tiles.Colour) bool {
 	fp, ft := w.board.Colour(p), w.board.Colour(to)
-	return !(cp.colour == fp && ct.colour == ft || cp.colour == ft && ct.colour == fp)
+	return cp == fp && ct == ft || cp == ft && ct == fp
 }
 
 // wrongPiece reports whether card c, seen whole, shows colours other
@@ -1163,11 +1170,7 @@ func (w *Watcher) wrongPiece(c via) bool {
 		return w.wrongColours(f, g)
 	}
 	lf, lg := w.believed(f), w.believed(g)
-	if lf.kind != lookCard || lg.kind != lookCard {
-		return false
-	}
-	bf, bg := w.board.Colour(f), w.board.Colour(g)
-	return !(lf.colour == bf && lg.colour == bg || lf.colour == bg && lg.colour == bf)
+	return lf.kind == lookCard && lg.kind == lookCard && !w.fits(f, g, lf.colour, lg.colour)
 }
 
 // glimpsed reports whether a stone was glimpsed on f since.
@@ -1333,8 +1336,8 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 			if outOfOrder(path, c, seen) {
 				continue
 			}
-			c, at, nearer, cornerStep, ok := stepOnto(c, cur, len(path) > 0, direct, corners)
-			if !ok {
+			c, at, nearer, cornerStep, can := stepOnto(c, cur, len(path) > 0, direct, corners)
+			if !can {
 				continue
 			}
 			if cornerStep {
@@ -1430,8 +1433,9 @@ func (c via) stops(cur tiles.Field, near bool) (at, nearer []tiles.Field) {
 // steps a stone makes only when blocked or played wrongly (a relocation,
 // the nearer colour, a corner), the move seen onto the card's nearer
 // colour counted too, and, when wrong (the card's colours are not its
-// fields'), the card judged T2a beside its stop; then the one on which
-// the stone went on to the card's farther colour (T3a); false if not one.
+// fields'), the card judged T2a beside its stop, as is a wrong card on
+// the way past its first stop; then the one on which the stone went on
+// to the card's farther colour (T3a); false if not one.
 func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
@@ -1479,8 +1483,9 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	return best[0], true
 }
 
-// irregular counts the steps of a way that a stone makes only when
-// blocked or played wrongly: a relocation, the nearer colour.
+// irregular counts the stops of a way that a stone makes only when
+// blocked or played wrongly: a relocation, the nearer colour, a stop
+// the next card meets at a corner.
 func irregular(wy []via) int {
 	n := 0
 	for _, v := range wy {
