@@ -90,12 +90,18 @@ func (l *Loop) awaitsHeld(i int) bool {
 		return false
 	}
 	c := l.waiting[i].tried()
-	if wrongIn(t, []tried{c}) == 0 {
-		return false
-	}
-	for _, x := range l.waiting[i+1:] { // (one before it goes first anyway)
+	// c judged now, tried only when a card may go first (each try lays
+	// a copy of the table); one before it goes first anyway
+	wrong := -1
+	for _, x := range l.waiting[i+1:] {
 		if !x.held || !seenTogether(c.card, x.card) || !l.holdsAt(x, i) {
 			continue
+		}
+		if wrong < 0 {
+			wrong = wrongIn(t, []tried{c})
+		}
+		if wrong == 0 {
+			return false
 		}
 		for _, y := range relocating(t, x.tried()) {
 			if wrongIn(t, []tried{y, c}) < wrongIn(t, []tried{c, y}) {

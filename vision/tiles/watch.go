@@ -1085,36 +1085,26 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 			return irregular(wy) > 0 || touch(wy[len(wy)-1].at, to)
 		})
 	}
-	if ruled := w.othersWays(a, to, pieces); len(ruled) > 0 {
-		// a way by a wrong step (a nearer colour, a corner; not the
-		// relocation it may begin with) over a card another moving stone
-		// reaches by the rules is not this stone's: the card is that
-		// stone's
+	// a way by a wrong step (a nearer colour, a corner, on from the last
+	// stop onto the nearer colour; not the relocation it may begin with)
+	// over a card another moving stone reaches by the rules is not this
+	// stone's: the card is that stone's
+	wrongStep := func(wy []via) bool {
+		return touch(wy[len(wy)-1].at, to) || slices.ContainsFunc(wy, func(v via) bool { return v.nearer || v.cornered })
+	}
+	if slices.ContainsFunc(ways, wrongStep) {
+		ruled := w.othersWays(w.othersFrom(a, to), pieces)
 		ways = slices.DeleteFunc(ways, func(wy []via) bool {
-			wrongStep := touch(wy[len(wy)-1].at, to) || // on from the last stop onto the nearer colour
-				slices.ContainsFunc(wy, func(v via) bool { return v.nearer || v.cornered })
-			return wrongStep && slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] })
+			return wrongStep(wy) && slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] })
 		})
 	}
 	return pickWay(ways, p, to, wrong)
 }
 
-// othersWays lists the cards among pieces that a moving stone other than
-// the one that left a for to reaches by the rules from the field it
-// left: each beside the field it stood on, and it on the farther colour
-// (T3a). (The stone that left a stands on to once its move is made.)
-func (w *Watcher) othersWays(a, to tiles.Field, pieces []via) map[[2]tiles.Field]bool {
-	var from []tiles.Field
-	for i, f := range w.stones {
-		if _, gone := w.goneSince[i]; gone && f != a && f != to {
-			from = append(from, f)
-		}
-	}
-	for _, it := range w.items {
-		if it.move && !it.done && it.from != a {
-			from = append(from, it.from)
-		}
-	}
+// othersWays lists the cards among pieces that stones moving from the
+// fields from reach by the rules: each beside the field it stood on, and
+// it on the farther colour (T3a).
+func (w *Watcher) othersWays(from []tiles.Field, pieces []via) map[[2]tiles.Field]bool {
 	ruled := map[[2]tiles.Field]bool{}
 	used := make([]bool, len(pieces))
 	var walk func(cur tiles.Field, last int64, n int)
@@ -1194,22 +1184,29 @@ func (w *Watcher) agreeing(ways [][]via) [][]via {
 	})
 }
 
-// otherStoneMoving reports whether a stone other than the one that left
-// a has been seen gone from its field and not yet seen anywhere else, or
-// has a move whose way is not known yet.
-func (w *Watcher) otherStoneMoving(a tiles.Field) bool {
-	for i := range w.goneSince {
-		if w.stones[i] != a {
-			return true
+// othersFrom lists the fields that stones other than the one that left a
+// for to left: each seen gone from its field and not yet seen anywhere
+// else, or with a move whose way is not known yet. (The stone that left
+// a stands on to once its move is made.)
+func (w *Watcher) othersFrom(a, to tiles.Field) []tiles.Field {
+	var from []tiles.Field
+	for i, f := range w.stones {
+		if _, gone := w.goneSince[i]; gone && f != a && f != to {
+			from = append(from, f)
 		}
 	}
 	for _, it := range w.items {
 		if it.move && !it.done && it.from != a {
-			return true
+			from = append(from, it.from)
 		}
 	}
-	return false
+	return from
 }
+
+// otherStoneMoving reports whether a stone other than the one that left
+// a has been seen gone from its field and not yet seen anywhere else, or
+// has a move whose way is not known yet.
+func (w *Watcher) otherStoneMoving(a tiles.Field) bool { return len(w.othersFrom(a, a)) > 0 }
 
 // coveredPieces adds to pieces the cards the card on p and to covers: a
 // new half open towards one of its fields, never paired, whose other half
