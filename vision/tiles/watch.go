@@ -529,6 +529,9 @@ func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64)
 		c[i] = make([]int, len(came))
 		for j, f := range came {
 			c[i][j] = w.moveCost(s, f, tMS)
+			if w.seenHomeSince(s, f) {
+				c[i][j] = notThisStone
+			}
 		}
 	}
 	wait := int64(700)
@@ -546,7 +549,7 @@ func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64)
 	slices.SortStableFunc(pairs, func(x, y [2]int) int { return cmp.Compare(covered(x), covered(y)) })
 	for _, pr := range pairs {
 		i, f := gone[pr[0]], came[pr[1]]
-		if covered(pr) == 0 && c[pr[0]][pr[1]] > 1 {
+		if covered(pr) == 0 && c[pr[0]][pr[1]] > 1 || c[pr[0]][pr[1]] == notThisStone {
 			continue // only onto a card by the rules, or by one wrong step
 		}
 		sure := c[pr[0]][pr[1]] == 0 && w.oneStoneBeside(f) && !w.otherCardBeside(w.stones[i], f, tMS)
@@ -564,6 +567,17 @@ func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64)
 		delete(w.goneSince, i)
 		delete(w.cameSince, f)
 	}
+}
+
+// notThisStone is the cost of a pairing that cannot be (seenHomeSince).
+const notThisStone = 1 << 20
+
+// seenHomeSince reports whether stone i was in sight on its field after
+// f last showed a stone (a stone lifted shows in neither place): what is
+// believed there is not stone i, or not yet (an arm in a dark sleeve over the field, kept believed while hands
+// hide it).
+func (w *Watcher) seenHomeSince(i int, f tiles.Field) bool {
+	return max(w.fields[f.Y][f.X].stoodOn, w.cameSince[f]) < w.inSight[i]
 }
 
 // hiddenStones adds to gone the stones whose field has shown nothing

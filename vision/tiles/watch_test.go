@@ -1332,6 +1332,35 @@ func TestTilesVision_T3b_RelocationTimedFromWhenTheStoneWasLastInSight(t *testin
 	}
 }
 
+// T3a: what shows as a stone on a field, while a stone is still seen on
+// its own field afterwards, is not that stone: an arm in a dark sleeve
+// over an empty field, believed a stone while hands hid the field, and
+// the card then laid there (dev 1038 r1: the stone paired with the arm
+// over its card's nearer colour, two legal plays called T3a). A stone
+// that shows there after it left its field is paired.
+func TestTilesVision_T3a_StoneSeenAtHomeAfterIsNotTheOneThatCame(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, showsAfter := range []bool{false, true} {
+		w := boardSeen(12, classColour[pxGreen])
+		w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(4, 8), f(11, 11), f(9, 1)}
+		w.believe(f(4, 9), look{kind: lookStone, colour: classColour[pxGreen], open: -1})
+		w.fields[9][4].stoodOn, w.cameSince[f(4, 9)] = 13733, 13533 // the arm
+		if showsAfter {
+			w.fields[9][4].stoodOn = 14700
+		}
+		w.believe(f(4, 10), look{kind: lookCard, colour: classColour[pxGreen], open: sideTo(f(4, 10), f(4, 9))})
+		w.halves[f(4, 10)] = 15400
+		w.inSight[1], w.goneSince[1] = 13800, 14600
+		w.pairMoves([]int{1}, []tiles.Field{f(4, 9)}, 1, 15400)
+		switch got := movedTo(w); {
+		case !showsAfter && len(got) != 0:
+			t.Errorf("stone 2 seen on (4,8) after (4,9) last showed a stone: moves %v, want none", got)
+		case showsAfter && got[1] != f(4, 9):
+			t.Errorf("a stone on (4,9) after stone 2 left (4,8): moves %v, want stone 2 onto (4,9)", got)
+		}
+	}
+}
+
 // TestTilesVision_T4_CardBesideAWaitingJokerWaits: a card seen whole
 // beside a joker seen with it, whose stone has not come yet, is held
 // back: the stone goes over the joker onto the card, which is judged
