@@ -1414,11 +1414,12 @@ func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, n
 }
 
 // outOfOrder reports whether piece c was laid before the last piece on
-// path (which the stone stood on first), or after the card seen at seen:
-// not a card covered at once, which lies under a later one whenever its
-// half showed (hands may hide it until then).
+// path (which the stone stood on first): seen whole before any half of
+// that one showed (a hand may hide a half of it for a while); or after
+// the card seen at seen: not a card covered at once, which lies under a
+// later one whenever its half showed (hands may hide it until then).
 func outOfOrder(path []via, c via, seen int64) bool {
-	return len(path) > 0 && c.t+500 < path[len(path)-1].t || c.first > seen+500 && !c.covered
+	return len(path) > 0 && c.t+500 < path[len(path)-1].first || c.first > seen+500 && !c.covered
 }
 
 // stops are the fields of piece c a stone from cur (near it or not) may

@@ -289,6 +289,25 @@ func TestTilesVision_T3a_WayByTheRulesPreferred(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_CardOnTheWaySeenWholeLateStillFirst: a stone went
+// from (4,2) over (3,3)-(4,3) and (3,4)-(4,4) onto (5,4)-(6,4), all by
+// the rules. The first card's half (3,3) showed at once, its other half
+// only after the second card was seen whole (a hand over it): it was
+// still laid first (dev 1014 r2: taken as laid after, the first card
+// went to another stone, by a wrong step, T3a called on a legal play).
+func TestTilesVision_T3a_CardOnTheWaySeenWholeLateStillFirst(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	pieces := []via{
+		{card: [2]tiles.Field{f(3, 4), f(4, 4)}, t: 76866, first: 76866},
+		{card: [2]tiles.Field{f(3, 3), f(4, 3)}, t: 77666, first: 76600},
+	}
+	ways := waysFrom(pieces, f(4, 2), f(5, 4), f(6, 4), 77400, false, nil)
+	got, ok := pickWay(ways, f(5, 4), f(6, 4), false)
+	if !ok || len(got) != 2 || got[0].at != f(3, 3) || got[1].at != f(4, 4) || irregular(got) != 0 {
+		t.Errorf("ways %v: picked %v, %v; want over (3,3) and (4,4) by the rules", ways, got, ok)
+	}
+}
+
 // TestTilesVision_T3a_OneWrongStepOnTheUnseenStopOrTheSeenMove: a stone
 // from (8,0) went over the card (9,0)-(10,0) unseen and is seen on (10,1)
 // of the next card, (9,1)-(10,1). Stopping on the farther colour (10,0),
