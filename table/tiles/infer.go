@@ -451,7 +451,7 @@ func (l *Loop) seenAfterHeld(i, stone int) bool {
 		if e.held && e.stone != nil && e.stone.Stone == stone {
 			return true // the stone was seen onto e before: e came first
 		}
-		return e.held && (waitsFor(e.card, l.waiting[i].card) || e.graceOnly && !seenBefore(l.waiting[i].card, e.card)) &&
+		return e.held && (waitsFor(e.card, l.waiting[i].card) || (e.graceOnly || l.mayMeetEarlier(e)) && !seenBefore(l.waiting[i].card, e.card)) &&
 			!slices.ContainsFunc(stonesBeside(st, e.card.Fields), func(s int) bool { return slices.Contains(by, s) })
 	})
 }
@@ -614,6 +614,9 @@ func (l *Loop) release() {
 			reordered++
 			i = -1
 			continue
+		}
+		if l.mayMeetEarlier(w) {
+			break // (the cards after it wait too: judged in the order seen)
 		}
 		switch {
 		case w.stone != nil: // its stone's move seen already

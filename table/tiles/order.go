@@ -112,6 +112,20 @@ func (l *Loop) awaitsHeld(i int) bool {
 	return false
 }
 
+// mayMeetEarlier reports whether waiting card w, wrong if judged now,
+// was first seen less than togetherMS ago: a card laid before it and
+// seen with it may still be reported (a hand hid it longer), and make it
+// legal (orderByRules, awaitsHeld). A wrong play waits that much longer
+// for its call, and the cards seen after it wait behind it.
+func (l *Loop) mayMeetEarlier(w *waiting) bool {
+	t := l.playingTable()
+	seen := w.card.SeenMS
+	if seen == 0 {
+		seen = w.card.TimeMS
+	}
+	return t != nil && w.held && l.now < seen+togetherMS && wrongIn(t, []tried{w.tried()}) > 0
+}
+
 // relocating is card x as it may go to the referee: as it is, and, named
 // for no stone, named for each blocked stone (its move, still to come,
 // may name it: anyone may relocate a stone whose blocker is not sure,
@@ -209,42 +223,64 @@ func (w *waiting) tried() tried { return tried{card: w.stoned(), seen: w.stone} 
 
 // wrongIn counts the cards judged wrong, or laid at a stone that stood
 // elsewhere, and the stones' moves judged wrong, when cards are laid on a
-// copy of t in this order, each stone moving where the camera saw it go
-// (a relocated stone may stand on either field, T3b), else as the rules
-// make it.
+// copy of t in this order, each stone moving where the camera saw it go,
+// else as the rules make it; a relocated stone not seen yet (or one at a
+// card laid where the table did not have it) on the field that makes
+// fewest wrong after it (either will do, T3b). A card the referee cannot
+// take counts as more than all.
 func wrongIn(t *tiles.Table, cards []tried) int {
-	t = t.Clone()
-	n := 0
-	for _, c := range cards {
-		o := c.card
-		lay, ok := layOf(o)
-		if !ok {
-			return len(cards) + 1
-		}
-		j, err := t.CheckLay(lay)
-		if err != nil {
-			return len(cards) + 1
-		}
-		if j.Violation != nil || j.Misplaced {
-			n++
-		}
-		t.ApplyLay(lay, j)
-		if j.Stone <= 0 {
-			continue
-		}
-		if c.seen != nil && c.seen.Stone == j.Stone && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {
-			if _, v, err := t.CheckStone(j.Stone, c.seen.Fields[0]); err == nil {
-				if v != nil {
-					n++
-				}
-				t.ApplyStone(j.Stone, c.seen.Fields[0], o.Player, v)
-				continue
-			}
-		}
-		t.ApplyStone(j.Stone, j.StoneTo, o.Player, nil)
+	if len(cards) == 0 {
+		return 0
 	}
-	return n
+	t = t.Clone()
+	c, rest := cards[0], cards[1:]
+	o := c.card
+	lay, ok := layOf(o)
+	if !ok {
+		return untakable
+	}
+	j, err := t.CheckLay(lay)
+	if err != nil {
+		return untakable
+	}
+	n := 0
+	if j.Violation != nil || j.Misplaced {
+		n++
+	}
+	then := func(t *tiles.Table) int {
+		if m := wrongIn(t, rest); m < untakable {
+			return n + m
+		}
+		return untakable
+	}
+	t.ApplyLay(lay, j)
+	if j.Stone <= 0 {
+		return then(t)
+	}
+	if c.seen != nil && c.seen.Stone == j.Stone && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {
+		if _, v, err := t.CheckStone(j.Stone, c.seen.Fields[0]); err == nil {
+			if v != nil {
+				n++
+			}
+			t.ApplyStone(j.Stone, c.seen.Fields[0], o.Player, v)
+			return then(t)
+		}
+	}
+	if c.seen == nil && (j.Relocates || j.Misplaced) && len(rest) > 0 {
+		best := untakable
+		for _, f := range lay.Fields {
+			u := t.Clone()
+			u.ApplyStone(j.Stone, f, o.Player, nil)
+			best = min(best, then(u))
+		}
+		return best
+	}
+	t.ApplyStone(j.Stone, j.StoneTo, o.Player, nil)
+	return then(t)
 }
+
+// untakable is wrongIn's count when the referee cannot take a card.
+const untakable = 1 << 20
 
 // nextPerm steps p to the next permutation in lexical order and reports
 // whether there was one.

@@ -283,7 +283,9 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForACardLaterInItsBatch(t *testing.T
 // Here P1 relocates blocked stone 3 onto a card, and the camera sees the
 // stone on the field the rules would not pick; P2's card beside that
 // field is then legal, and the order is not wrong (dev 815: the cards
-// were put in another order, and three legal ones called wrong).
+// were put in another order, and three legal ones called wrong). With
+// the move not seen yet, either field will do; seen on the other, P2's
+// card is wrong.
 func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 	_, ref, _ := twoPlayerRound(t)
 	tb := ref.Table()
@@ -318,8 +320,12 @@ func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 			if n := wrongIn(tb, []tried{{card: cardA, seen: &seen}, {card: cardB}}); n != 0 {
 				t.Errorf("stone seen on %v, the relocating card's other field: %d wrong, want 0", other, n)
 			}
-			if n := wrongIn(tb, []tried{{card: cardA}, {card: cardB}}); n != 1 {
-				t.Errorf("stone's move not seen, taken onto %v: %d wrong, want 1", ja.StoneTo, n)
+			if n := wrongIn(tb, []tried{{card: cardA}, {card: cardB}}); n != 0 {
+				t.Errorf("stone's move not seen: %d wrong, want 0 (either field will do)", n)
+			}
+			seen.Fields[0] = ja.StoneTo
+			if n := wrongIn(tb, []tried{{card: cardA, seen: &seen}, {card: cardB}}); n != 1 {
+				t.Errorf("stone seen on %v: %d wrong, want 1", ja.StoneTo, n)
 			}
 			return
 		}
@@ -395,6 +401,78 @@ func TestLoop_T3b_CardAtARelocatedStoneWaitsForTheRelocation(t *testing.T) {
 		}
 	}
 	t.Fatal("no relocation with a card legal only after it")
+}
+
+// TestLoop_T3b_WrongCardWaitsForARelocationReportedAfterIt: P1 relocates
+// blocked stone 3 onto a card (T3b) and puts it on the field the rules
+// do not name first (either will do); P2 lays a card at once beside that
+// field. The camera saw P2's card 0.8 s first and reported it alone, and
+// P1's card, named for stone 3, only after P2's grace (a hand over it).
+// Judged at once, P2's card lies by no stone; it waits for cards seen
+// with it (togetherMS from when it was seen), and the two go in the
+// order the rules allow, the stone on either field of the relocation:
+// both are legal (held-out 1187 r2: a T2d and a T3a called on two legal
+// plays).
+func TestLoop_T3b_WrongCardWaitsForARelocationReportedAfterIt(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone(t, tb, 3, "P1")
+	for _, a := range allLays(tb, "P1", 3) {
+		ja, err := tb.CheckLay(a)
+		if err != nil || ja.Violation != nil || !ja.Relocates {
+			continue
+		}
+		on := func(x tiles.Field) *tiles.Table {
+			after := tb.Clone()
+			after.ApplyLay(a, ja)
+			after.ApplyStone(3, x, "P1", nil)
+			return after
+		}
+		x := a.Fields[0]
+		if x == ja.StoneTo {
+			x = a.Fields[1]
+		}
+		for _, b := range allLays(on(x), "P2", 3) {
+			b.Stone = 0 // as the camera reports it
+			jb, err := on(x).CheckLay(b)
+			if err != nil || jb.Violation != nil {
+				continue
+			}
+			first, err := tb.CheckLay(b)
+			if err != nil || first.Violation == nil {
+				continue
+			}
+			if named, err := on(ja.StoneTo).CheckLay(b); err != nil || named.Violation == nil {
+				continue
+			}
+			seenB := seenLay(1800, b)
+			seenB.SeenMS = 1300
+			seenA := seenLay(2100, a)
+			seenA.SeenMS, seenA.Stone = 2100, 3
+			for _, step := range []struct {
+				tMS int64
+				obs []tiles.Observation
+			}{
+				{1800, []tiles.Observation{seenB}},
+				{2100, []tiles.Observation{seenA}},
+				{2600, []tiles.Observation{seenStone(2600, 3, x)}},
+				{2800, []tiles.Observation{seenStone(2800, 3, jb.StoneTo)}},
+				{3000, nil},
+				{6000, nil},
+			} {
+				l.tick(step.tMS)
+				l.apply(step.obs)
+			}
+			if want, order := []string{a.Player, b.Player}, legalOrder(t, *vs); !slices.Equal(order, want) {
+				t.Errorf("cards judged in the order %v, want %v", order, want)
+			}
+			if at := ref.State().Stones[2].At; at != jb.StoneTo {
+				t.Errorf("stone 3 on %v, want %v", at, jb.StoneTo)
+			}
+			return
+		}
+	}
+	t.Fatal("no relocation with a card legal only beside its other field")
 }
 
 // legalOrder fails t for every call or refusal among vs, and returns the
