@@ -105,15 +105,16 @@ type Watcher struct {
 	roundN    int // rounds found
 	searching bool
 	lastTry   int64
-	halves    map[tiles.Field]int64 // card halves newly seen, waiting for their other half
-	orphans   map[tiles.Field]int64 // halves that waited in vain, since first seen: the other may show yet
-	shadow    [2]float64            // the way the stones' shadows fall
-	goneSince map[int]int64         // stones seen gone from their field, since
-	cameSince map[tiles.Field]int64 // stones seen on a new field, since
-	glimpses  map[tiles.Field]int64 // a stone seen there, matched to no move, left then
-	arrived   [tiles.Stones]int64   // when each stone was first seen where its last move took it (0: none yet)
-	inSight   [tiles.Stones]int64   // when each stone was last in sight on its field (0: not yet)
-	jokers    map[tiles.Field]int64 // jokers seen without a stone yet
+	halves    map[tiles.Field]int64    // card halves newly seen, waiting for their other half
+	orphans   map[tiles.Field]int64    // halves that waited in vain, since first seen: the other may show yet
+	shadow    [2]float64               // the way the stones' shadows fall
+	goneSince map[int]int64            // stones seen gone from their field, since
+	cameSince map[tiles.Field]int64    // stones seen on a new field, since
+	glimpses  map[tiles.Field]int64    // a stone seen there, matched to no move, left then
+	overHalf  map[tiles.Field]halfSeen // a new card half a stone's look came over, and since when it showed
+	arrived   [tiles.Stones]int64      // when each stone was first seen where its last move took it (0: none yet)
+	inSight   [tiles.Stones]int64      // when each stone was last in sight on its field (0: not yet)
+	jokers    map[tiles.Field]int64    // jokers seen without a stone yet
 	items     []*item
 	pairs     []*item // cards seen whole, lately
 	unowned   []unowned
@@ -133,7 +134,8 @@ func NewWatcher(cfg Config) *Watcher {
 	buildLUT()
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
 		orphans:   map[tiles.Field]int64{},
-		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{}}
+		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{},
+		overHalf: map[tiles.Field]halfSeen{}}
 }
 
 // StoodOn is when the watcher last saw a stone standing on f, in plain
@@ -264,6 +266,7 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.goneSince)
 	clear(w.cameSince)
 	clear(w.glimpses)
+	clear(w.overHalf)
 	w.arrived = [tiles.Stones]int64{}
 	w.inSight = [tiles.Stones]int64{}
 	w.pairs = nil
@@ -357,24 +360,39 @@ func (w *Watcher) update(tMS int64) {
 // takeLook believes look l on f from tMS on. A new card half keeps the
 // time it was first seen while its colour stays: only its open side was
 // misread a moment (a hand or a stone beside it), and which card came
-// first goes by that time.
+// first goes by that time. So does the same half showing again after a
+// stone's look over it (an arm, or a stone that stood on it a moment).
 func (w *Watcher) takeLook(f tiles.Field, l look, tMS int64) {
 	ft := &w.fields[f.Y][f.X]
 	was := ft.believed
 	t0, half := w.halves[f]
+	over, wasOver := w.overHalf[f]
 	ft.believed = l
 	delete(w.halves, f)
 	delete(w.orphans, f)
 	delete(w.jokers, f)
+	delete(w.overHalf, f)
+	if half && l.stone() {
+		w.overHalf[f] = halfSeen{look: was, t0: t0}
+	}
 	switch {
 	case l.kind == lookCard && l != w.expected(f):
 		w.halves[f] = tMS
-		if half && was.kind == lookCard && was.colour == l.colour {
+		switch {
+		case half && was.kind == lookCard && was.colour == l.colour:
 			w.halves[f] = t0
+		case wasOver && was.stone() && over.look == l:
+			w.halves[f] = over.t0 // the same half again, after a stone or an arm over it
 		}
 	case l.kind == lookJoker && w.content[f.Y][f.X].kind != lookJoker:
 		w.jokers[f] = tMS
 	}
+}
+
+// halfSeen is a card half's look and when it first showed.
+type halfSeen struct {
+	look look
+	t0   int64
 }
 
 // glimpseMS is how long a stone must show on a field, too briefly to be

@@ -1253,6 +1253,31 @@ func TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeen(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeenUnderAStonesLook: a new
+// card half that looks like a stone a moment (an arm over it, or a stone
+// that stood on it) and then shows again the same is still the half seen
+// first (held-out 1200 r1: taken as new, a card laid after it counted as
+// laid before, and the stone's way over both was unsure, T3a called on a
+// legal play). Another half after the stone's look is new.
+func TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeenUnderAStonesLook(t *testing.T) {
+	f, g := tiles.Field{X: 4, Y: 2}, tiles.Field{X: 4, Y: 1}
+	green, red := classColour[pxGreen], classColour[pxRed]
+	half := look{kind: lookCard, colour: red, open: sideTo(f, g)}
+	for _, again := range []look{half, {kind: lookCard, colour: red, open: sideTo(f, tiles.Field{X: 5, Y: 2})}} {
+		w := boardSeen(12, green)
+		w.takeLook(f, half, 26733)
+		w.takeLook(f, look{kind: lookStone, colour: red, open: -1}, 28733)
+		w.takeLook(f, again, 29533)
+		want := int64(26733)
+		if again != half {
+			want = 29533
+		}
+		if got := w.halves[f]; got != want {
+			t.Errorf("half %+v after a stone's look: first seen at %d ms, want %d", again, got, want)
+		}
+	}
+}
+
 // TestTilesVision_T3a_CardWaitsForAHalfSeenBeforeIt: a card seen whole
 // with no stone on it waits while a new card half near it, seen clearly
 // earlier, is not paired yet (a hand hid that card's other half), if that
