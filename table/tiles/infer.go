@@ -35,7 +35,8 @@ func seenAt(o tiles.Observation) int64 {
 // A stone's move names the stone its card was laid at (T3a: a stone
 // always moves onto the new card) and comes some frames after the card.
 // Every card waits OrderGraceMS for cards seen with it (orderByRules picks
-// their order). A card whose stone the watcher did not name and that
+// their order), a card wrong if judged now until togetherMS after it was
+// first seen (mayMeetEarlier). A card whose stone the watcher did not name and that
 // lies beside one stone then goes to the referee, which waits for that
 // stone's move; a card that may relocate a blocked stone (T3b), lies beside
 // several stones or near a card still waiting is held until a stone

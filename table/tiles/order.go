@@ -9,6 +9,7 @@ import (
 // OrderGraceMS is how long a card waits after it is reported before the
 // referee hears it: a card first seen with it may come a frame or two
 // later, and which of them was laid first decides whether each is legal.
+// A card wrong if judged now waits longer (mayMeetEarlier).
 const OrderGraceMS = seenOrderMS
 
 // maxOrdered is how many cards seen at once are tried in every order
@@ -123,7 +124,11 @@ func (l *Loop) mayMeetEarlier(w *waiting) bool {
 	if seen == 0 {
 		seen = w.card.TimeMS
 	}
-	return t != nil && w.held && l.now < seen+togetherMS && wrongIn(t, []tried{w.tried()}) > 0
+	if t == nil || !w.held || l.now >= seen+togetherMS {
+		return false
+	}
+	n := wrongIn(t, []tried{w.tried()})
+	return n > 0 && n < untakable
 }
 
 // relocating is card x as it may go to the referee: as it is, and, named
@@ -224,10 +229,9 @@ func (w *waiting) tried() tried { return tried{card: w.stoned(), seen: w.stone} 
 // wrongIn counts the cards judged wrong, or laid at a stone that stood
 // elsewhere, and the stones' moves judged wrong, when cards are laid on a
 // copy of t in this order, each stone moving where the camera saw it go,
-// else as the rules make it; a relocated stone not seen yet (or one at a
-// card laid where the table did not have it) on the field that makes
-// fewest wrong after it (either will do, T3b). A card the referee cannot
-// take counts as more than all.
+// else as the rules make it; a relocated stone not seen yet on the field
+// that makes fewest wrong after it (either will do, T3b). A card the
+// referee cannot take counts as more than all.
 func wrongIn(t *tiles.Table, cards []tried) int {
 	if len(cards) == 0 {
 		return 0
@@ -266,7 +270,7 @@ func wrongIn(t *tiles.Table, cards []tried) int {
 			return then(t)
 		}
 	}
-	if c.seen == nil && (j.Relocates || j.Misplaced) && len(rest) > 0 {
+	if c.seen == nil && j.Relocates && len(rest) > 0 {
 		best := untakable
 		for _, f := range lay.Fields {
 			u := t.Clone()

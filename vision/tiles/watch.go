@@ -361,7 +361,8 @@ func (w *Watcher) update(tMS int64) {
 // time it was first seen while its colour stays: only its open side was
 // misread a moment (a hand or a stone beside it), and which card came
 // first goes by that time. So does the same half showing again after a
-// stone's look over it (an arm, or a stone that stood on it a moment).
+// stone's look over it for less than pairWaitMS (an arm, or a stone
+// that stood on it a moment).
 func (w *Watcher) takeLook(f tiles.Field, l look, tMS int64) {
 	ft := &w.fields[f.Y][f.X]
 	was := ft.believed
@@ -373,7 +374,7 @@ func (w *Watcher) takeLook(f tiles.Field, l look, tMS int64) {
 	delete(w.jokers, f)
 	delete(w.overHalf, f)
 	if half && l.stone() {
-		w.overHalf[f] = halfSeen{look: was, t0: t0}
+		w.overHalf[f] = halfSeen{look: was, t0: t0, over: tMS}
 	}
 	switch {
 	case l.kind == lookCard && l != w.expected(f):
@@ -381,7 +382,7 @@ func (w *Watcher) takeLook(f tiles.Field, l look, tMS int64) {
 		switch {
 		case half && was.kind == lookCard && was.colour == l.colour:
 			w.halves[f] = t0
-		case wasOver && was.stone() && over.look == l:
+		case wasOver && was.stone() && over.look == l && tMS-over.over < pairWaitMS:
 			w.halves[f] = over.t0 // the same half again, after a stone or an arm over it
 		}
 	case l.kind == lookJoker && w.content[f.Y][f.X].kind != lookJoker:
@@ -389,10 +390,11 @@ func (w *Watcher) takeLook(f tiles.Field, l look, tMS int64) {
 	}
 }
 
-// halfSeen is a card half's look and when it first showed.
+// halfSeen is a card half's look, when it first showed, and when a
+// stone's look came over it.
 type halfSeen struct {
-	look look
-	t0   int64
+	look     look
+	t0, over int64
 }
 
 // glimpseMS is how long a stone must show on a field, too briefly to be
@@ -592,8 +594,9 @@ const notThisStone = 1 << 20
 
 // seenHomeSince reports whether stone i was in sight on its field after
 // f last showed a stone (a stone lifted shows in neither place): what is
-// believed there is not stone i, or not yet (an arm in a dark sleeve over the field, kept believed while hands
-// hide it).
+// believed there is not stone i, or not yet (an arm in a dark sleeve
+// over the field, kept believed while hands hide it). A stone that came
+// there shows again in the next frame that reads the field.
 func (w *Watcher) seenHomeSince(i int, f tiles.Field) bool {
 	return max(w.fields[f.Y][f.X].stoodOn, w.cameSince[f]) < w.inSight[i]
 }

@@ -1376,12 +1376,13 @@ func TestTilesVision_T3b_RelocationTimedFromWhenTheStoneWasLastInSight(t *testin
 	}
 }
 
-// T3a: what shows as a stone on a field, while a stone is still seen on
-// its own field afterwards, is not that stone: an arm in a dark sleeve
-// over an empty field, believed a stone while hands hid the field, and
-// the card then laid there (dev 1038 r1: the stone paired with the arm
-// over its card's nearer colour, two legal plays called T3a). A stone
-// that shows there after it left its field is paired.
+// TestTilesVision_T3a_StoneSeenAtHomeAfterIsNotTheOneThatCame: what
+// shows as a stone on a field, while a stone is still seen on its own
+// field afterwards, is not that stone: an arm in a dark sleeve over an
+// empty field, believed a stone while hands hid the field, and the card
+// then laid there (dev 1038 r1: the stone paired with the arm over its
+// card's nearer colour, two legal plays called T3a). A stone that shows
+// there after it left its field is paired.
 func TestTilesVision_T3a_StoneSeenAtHomeAfterIsNotTheOneThatCame(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	for _, showsAfter := range []bool{false, true} {
