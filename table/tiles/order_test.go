@@ -85,19 +85,13 @@ func TestLoop_T2d_CardsSeenTogetherGoInTheOrderTheRulesAllow(t *testing.T) {
 		seenB.SeenMS = 1000
 		seenA := seenLay(1000+gap, a)
 		seenA.SeenMS = 1000 + gap
-		for _, step := range []struct {
-			tMS int64
-			obs []tiles.Observation
-		}{
+		feedSteps(l, []fed{
 			{c.reportB, []tiles.Observation{seenB}},
 			{1000 + gap, []tiles.Observation{seenA}},
 			{1300 + gap, nil},
 			{1500 + gap, []tiles.Observation{seenStone(1500+gap, 1, toA)}},
 			{1800 + gap, []tiles.Observation{seenStone(1800+gap, 1, toB)}},
-		} {
-			l.tick(step.tMS)
-			l.apply(step.obs)
-		}
+		})
 		l.tick(1900 + gap)
 		laid := 0
 		for _, v := range *vs {
@@ -289,22 +283,10 @@ func TestLoop_T3a_CardWhoseStoneWasSeenWaitsForACardLaterInItsBatch(t *testing.T
 func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 	_, ref, _ := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone(t, tb, 3, "P1")
-	for _, a := range allLays(tb, "P1", 3) {
-		ja, err := tb.CheckLay(a)
-		if err != nil || ja.Violation != nil || !ja.Relocates {
-			continue
-		}
-		other := a.Fields[0]
-		if other == ja.StoneTo {
-			other = a.Fields[1]
-		}
+	for _, r := range relocationsOf3(t, tb) {
+		a, ja, other := r.lay, r.j, r.other()
 		seen := tiles.Observation{Kind: tiles.ObsStone, Stone: 3, Fields: []tiles.Field{other}}
-		onOther, onRules := tb.Clone(), tb.Clone()
-		onOther.ApplyLay(a, ja)
-		onOther.ApplyStone(3, other, "P1", nil)
-		onRules.ApplyLay(a, ja)
-		onRules.ApplyStone(3, ja.StoneTo, "P1", nil)
+		onOther, onRules := r.after(tb, other), r.after(tb, ja.StoneTo)
 		for _, b := range allLays(onOther, "P2", 3) {
 			jb, err := onOther.CheckLay(b)
 			if err != nil || jb.Violation != nil {
@@ -344,15 +326,9 @@ func TestLoop_T3b_OrderTriedWithTheRelocationTheCameraSaw(t *testing.T) {
 func TestLoop_T3b_CardAtARelocatedStoneWaitsForTheRelocation(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone(t, tb, 3, "P1")
-	for _, a := range allLays(tb, "P1", 3) {
-		ja, err := tb.CheckLay(a)
-		if err != nil || ja.Violation != nil || !ja.Relocates {
-			continue
-		}
-		after := tb.Clone()
-		after.ApplyLay(a, ja)
-		after.ApplyStone(3, ja.StoneTo, "P1", nil)
+	for _, r := range relocationsOf3(t, tb) {
+		a, ja := r.lay, r.j
+		after := r.after(tb, ja.StoneTo)
 		for _, b := range allLays(after, "P2", 3) {
 			b.Stone = 0 // as the camera reports it
 			jb, err := after.CheckLay(b)
@@ -377,26 +353,15 @@ func TestLoop_T3b_CardAtARelocatedStoneWaitsForTheRelocation(t *testing.T) {
 			seenB.SeenMS = 1000
 			seenA := seenLay(1800, a)
 			seenA.SeenMS = 1800
-			for _, step := range []struct {
-				tMS int64
-				obs []tiles.Observation
-			}{
+			feedSteps(l, []fed{
 				{1800, []tiles.Observation{seenB, seenA}},
 				{2200, nil},
 				{2600, []tiles.Observation{seenStone(2600, 3, ja.StoneTo)}},
 				{2800, []tiles.Observation{seenStone(2800, 3, jb.StoneTo)}},
 				{3000, nil},
 				{6000, nil},
-			} {
-				l.tick(step.tMS)
-				l.apply(step.obs)
-			}
-			if want, order := []string{a.Player, b.Player}, legalOrder(t, *vs); !slices.Equal(order, want) {
-				t.Errorf("cards judged in the order %v, want %v", order, want)
-			}
-			if at := ref.State().Stones[2].At; at != jb.StoneTo {
-				t.Errorf("stone 3 on %v, want %v", at, jb.StoneTo)
-			}
+			})
+			relocationFirst(t, ref, *vs, a, b, jb.StoneTo)
 			return
 		}
 	}
@@ -416,22 +381,9 @@ func TestLoop_T3b_CardAtARelocatedStoneWaitsForTheRelocation(t *testing.T) {
 func TestLoop_T3b_WrongCardWaitsForARelocationReportedAfterIt(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
-	wallStone(t, tb, 3, "P1")
-	for _, a := range allLays(tb, "P1", 3) {
-		ja, err := tb.CheckLay(a)
-		if err != nil || ja.Violation != nil || !ja.Relocates {
-			continue
-		}
-		on := func(x tiles.Field) *tiles.Table {
-			after := tb.Clone()
-			after.ApplyLay(a, ja)
-			after.ApplyStone(3, x, "P1", nil)
-			return after
-		}
-		x := a.Fields[0]
-		if x == ja.StoneTo {
-			x = a.Fields[1]
-		}
+	for _, r := range relocationsOf3(t, tb) {
+		a, ja, x := r.lay, r.j, r.other()
+		on := func(x tiles.Field) *tiles.Table { return r.after(tb, x) }
 		for _, b := range allLays(on(x), "P2", 3) {
 			b.Stone = 0 // as the camera reports it
 			jb, err := on(x).CheckLay(b)
@@ -449,30 +401,81 @@ func TestLoop_T3b_WrongCardWaitsForARelocationReportedAfterIt(t *testing.T) {
 			seenB.SeenMS = 1300
 			seenA := seenLay(2100, a)
 			seenA.SeenMS, seenA.Stone = 2100, 3
-			for _, step := range []struct {
-				tMS int64
-				obs []tiles.Observation
-			}{
+			feedSteps(l, []fed{
 				{1800, []tiles.Observation{seenB}},
 				{2100, []tiles.Observation{seenA}},
 				{2600, []tiles.Observation{seenStone(2600, 3, x)}},
 				{2800, []tiles.Observation{seenStone(2800, 3, jb.StoneTo)}},
 				{3000, nil},
 				{6000, nil},
-			} {
-				l.tick(step.tMS)
-				l.apply(step.obs)
-			}
-			if want, order := []string{a.Player, b.Player}, legalOrder(t, *vs); !slices.Equal(order, want) {
-				t.Errorf("cards judged in the order %v, want %v", order, want)
-			}
-			if at := ref.State().Stones[2].At; at != jb.StoneTo {
-				t.Errorf("stone 3 on %v, want %v", at, jb.StoneTo)
-			}
+			})
+			relocationFirst(t, ref, *vs, a, b, jb.StoneTo)
 			return
 		}
 	}
 	t.Fatal("no relocation with a card legal only beside its other field")
+}
+
+// relocation is a legal card that relocates a blocked stone, as judged.
+type relocation struct {
+	lay tiles.Lay
+	j   tiles.Judgement
+}
+
+// relocationsOf3 walls stone 3 in with P1's cards and lists P1's legal
+// relocations of it.
+func relocationsOf3(t *testing.T, tb *tiles.Table) []relocation {
+	t.Helper()
+	wallStone(t, tb, 3, "P1")
+	var out []relocation
+	for _, a := range allLays(tb, "P1", 3) {
+		if j, err := tb.CheckLay(a); err == nil && j.Violation == nil && j.Relocates {
+			out = append(out, relocation{a, j})
+		}
+	}
+	return out
+}
+
+// other is the field of the relocating card the rules do not name.
+func (r relocation) other() tiles.Field {
+	if r.lay.Fields[0] == r.j.StoneTo {
+		return r.lay.Fields[1]
+	}
+	return r.lay.Fields[0]
+}
+
+// after is tb with r laid and stone 3 on x.
+func (r relocation) after(tb *tiles.Table, x tiles.Field) *tiles.Table {
+	t := tb.Clone()
+	t.ApplyLay(r.lay, r.j)
+	t.ApplyStone(3, x, r.lay.Player, nil)
+	return t
+}
+
+// fed is what the loop hears at tMS.
+type fed struct {
+	tMS int64
+	obs []tiles.Observation
+}
+
+// feedSteps ticks the loop to each step's time and applies its batch.
+func feedSteps(l *Loop, steps []fed) {
+	for _, s := range steps {
+		l.tick(s.tMS)
+		l.apply(s.obs)
+	}
+}
+
+// relocationFirst fails t unless relocating card a and card b were
+// judged legal in that order, stone 3 ending on at.
+func relocationFirst(t *testing.T, ref *tiles.Referee, vs []Verdict, a, b tiles.Lay, at tiles.Field) {
+	t.Helper()
+	if want, order := []string{a.Player, b.Player}, legalOrder(t, vs); !slices.Equal(order, want) {
+		t.Errorf("cards judged in the order %v, want %v", order, want)
+	}
+	if got := ref.State().Stones[2].At; got != at {
+		t.Errorf("stone 3 on %v, want %v", got, at)
+	}
 }
 
 // legalOrder fails t for every call or refusal among vs, and returns the
