@@ -120,11 +120,7 @@ func (l *Loop) awaitsHeld(i int) bool {
 // for its call, and the cards seen after it wait behind it.
 func (l *Loop) mayMeetEarlier(w *waiting) bool {
 	t := l.playingTable()
-	seen := w.card.SeenMS
-	if seen == 0 {
-		seen = w.card.TimeMS
-	}
-	if t == nil || !w.held || l.now >= seen+togetherMS {
+	if t == nil || !w.held || l.now >= seenAt(w.card)+togetherMS {
 		return false
 	}
 	n := wrongIn(t, []tried{w.tried()})

@@ -383,10 +383,9 @@ func TestLoop_T3b_WrongCardWaitsForARelocationReportedAfterIt(t *testing.T) {
 	tb := ref.Table()
 	for _, r := range relocationsOf3(t, tb) {
 		a, ja, x := r.lay, r.j, r.other()
-		on := func(x tiles.Field) *tiles.Table { return r.after(tb, x) }
-		for _, b := range allLays(on(x), "P2", 3) {
+		for _, b := range allLays(r.after(tb, x), "P2", 3) {
 			b.Stone = 0 // as the camera reports it
-			jb, err := on(x).CheckLay(b)
+			jb, err := r.after(tb, x).CheckLay(b)
 			if err != nil || jb.Violation != nil {
 				continue
 			}
@@ -394,7 +393,7 @@ func TestLoop_T3b_WrongCardWaitsForARelocationReportedAfterIt(t *testing.T) {
 			if err != nil || first.Violation == nil {
 				continue
 			}
-			if named, err := on(ja.StoneTo).CheckLay(b); err != nil || named.Violation == nil {
+			if named, err := r.after(tb, ja.StoneTo).CheckLay(b); err != nil || named.Violation == nil {
 				continue
 			}
 			seenB := seenLay(1800, b)
