@@ -39,15 +39,7 @@ func TestServe_DemoInARealBrowser(t *testing.T) {
 		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--udp-port", "0", "--speed", "4"}, &stdout, io.Discard)
 	}()
 	defer func() { cancel(); <-done }()
-	re := regexp.MustCompile(`spectators: (http://[0-9.:]+)/`)
-	var base string
-	for deadline := time.Now().Add(15 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no address printed: %q", stdout.String())
-		}
-	}
+	base := servedAddress(t, &stdout)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),

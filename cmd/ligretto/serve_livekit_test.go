@@ -149,7 +149,7 @@ func TestServe_PublishesTheDemoToLiveKit(t *testing.T) {
 	during := logLines(t, logPath)
 	lk.Restart()
 	back := time.Now()
-	waitUntil(t, "the publisher live again", 5*time.Second, func() bool { return metric(t, base, "ligretto_livekit_live") == "1" })
+	waitUntil(t, "the publisher live again", 15*time.Second, func() bool { return metric(t, base, "ligretto_livekit_live") == "1" })
 	t.Logf("publisher back %v after LiveKit restarted; the log grew from %d to %d lines meanwhile", time.Since(back).Round(time.Millisecond), lines, during)
 	j2, err := livekit.ViewerToken(livekit.Config{URL: lk.URL, APIKey: lktest.Key, APISecret: lktest.Secret, Room: "demo-table"})
 	if err != nil {
@@ -162,7 +162,7 @@ func TestServe_PublishesTheDemoToLiveKit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v2.Close()
-	waitUntil(t, "frames after the restart", 10*time.Second, func() bool { return v2.Stats().Frames >= 10 })
+	waitUntil(t, "frames after the restart", 30*time.Second, func() bool { return v2.Stats().Frames >= 10 })
 	waitUntil(t, "the referee's log growing after LiveKit came back", 20*time.Second, func() bool { return logLines(t, logPath) > during })
 	if s := stderr.String(); strings.Contains(s, "level=ERROR") {
 		t.Errorf("errors logged:\n%s", s)

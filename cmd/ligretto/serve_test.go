@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -58,16 +57,7 @@ func TestServe_DemoServesPagesAndState(t *testing.T) {
 	go func() {
 		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--udp-port", "0", "--token-file", tokenFile, "--max-viewers", "3"}, &stdout, io.Discard)
 	}()
-	re := regexp.MustCompile(`spectators: (http://[0-9.:]+)/`)
-	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == ""; {
-		if m := re.FindStringSubmatch(stdout.String()); m != nil {
-			base = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no address printed: %q", stdout.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	base := servedAddress(t, &stdout)
 	if strings.Contains(stdout.String(), token) {
 		t.Fatal("the token from the file was printed")
 	}

@@ -196,7 +196,9 @@ func TestServe_VideoRefereedAsByTheRefereeCommand(t *testing.T) {
 func servedAddress(t testing.TB, out *lockedBuffer) string {
 	t.Helper()
 	re := regexp.MustCompile(`spectators: (http://[0-9.:]+)/`)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	// the demo is made and its table calibrated first: slow under -race
+	// and load
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			return m[1]
 		}
