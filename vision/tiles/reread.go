@@ -54,11 +54,6 @@ func (w *Watcher) reread(tMS int64, emitted []tiles.Observation) []tiles.Observa
 	return out
 }
 
-// inferredAfterMS: a card reported only as a stone's move onto it is told
-// to the referee after a wait (table/tiles OrphanWaitMS, 1.5 s); its
-// owner must not come before it.
-const inferredAfterMS = 2500
-
 // readLater reads the frame of the card on f and g again from next on,
 // for rereadForMS from since.
 func (w *Watcher) readLater(f, g tiles.Field, since, next int64) {

@@ -991,15 +991,10 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 		if !it.patience(why, tMS) {
 			return
 		}
-		if why == notInView {
-			w.giveUp(it, tMS, stoneObs, "card at %v-%v: owner unsure (%s)", p, it.to, why)
-			// Reported as the stone's move alone, the card is inferred
-			// from it (the loop, after a wait); its frame is read again
-			// once it lies in full view, after that wait.
-			w.readLater(p, it.to, tMS, tMS+inferredAfterMS)
-			return
-		}
-		// Seen whole, its frame not clear: on the board for nobody.
+		// Its frame unclear, or never in full view: on the board for
+		// nobody, on the fields its halves showed (a card inferred from
+		// the stone's move alone may be put elsewhere), and read again
+		// later (reread).
 		w.unsure(tMS, "card at %v-%v: owner unsure (%s): reported without an owner", p, it.to, why)
 	}
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
