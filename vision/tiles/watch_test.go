@@ -1625,7 +1625,9 @@ func TestTilesVision_T5a_CardNeverInFullViewGoesOnTheBoardForNobody(t *testing.T
 	w.believe(to, look{kind: lookStone, colour: green, open: -1})
 	w.fields[half.Y][half.X].cand = look{kind: lookHidden, open: -1} // out of full view throughout
 	w.stones[0] = to
-	w.top, w.smp = &topView{}, &sampler{} // no frame: the stone's disc is not found, and need not be
+	// no frame (a 0x0 sampler: value finds no pixel), so the stone's disc
+	// is not found; the read stops earlier anyway, out of full view
+	w.top, w.smp = &topView{}, &sampler{}
 	it := &item{t: 1100, seen: 1000, move: true, stone: 0, from: f(0, 0), to: to}
 	w.items = []*item{it}
 	for tm := int64(1100); !it.done && tm < 1100+2*hiddenWaitMS; tm += readEveryMS {
