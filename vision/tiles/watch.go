@@ -656,6 +656,7 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 	if a == f {
 		return 1000 // a covered stone (coveredStones) left its field
 	}
+	var left int64 // when it may have left: when its card showed
 	if p, ok := w.partnerHalf(f); ok {
 		switch {
 		case touch(a, p):
@@ -663,12 +664,16 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 		case touch(a, f):
 			return 1 // onto its nearer colour: a wrong move, likelier not
 		}
-		if v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), w.cameSince[f], tMS, nil); ok && len(v) > 0 && !v[0].reloc {
+		v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), w.cameSince[f], tMS, nil)
+		if ok && len(v) > 0 && !v[0].reloc {
 			n := irregular(v)
 			if touch(v[len(v)-1].at, f) {
 				n++ // on from the last stop onto the nearer colour
 			}
 			return min(n, 1) // a way by the rules is likelier
+		}
+		if ok && len(v) > 0 {
+			left = v[0].first // relocated onto the way's first card, and on by the rules
 		}
 		if corner(a, p) || corner(a, f) {
 			return 1 // a card meeting the stone's field at a corner: a wrong play (T2d)
@@ -676,7 +681,10 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 	}
 	// A stone moving onto a card away from its field relocates (T3b):
 	// it was blocked, and it is taken up as soon as the card is down.
-	c := 1 + int(w.leftLag(i, w.cardSeen(f, tMS)+100)/50)
+	if left == 0 {
+		left = w.cardSeen(f, tMS)
+	}
+	c := 1 + int(w.leftLag(i, left+100)/50)
 	if !w.blocked(a) {
 		c += 10
 	}

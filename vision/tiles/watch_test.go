@@ -1376,6 +1376,37 @@ func TestTilesVision_T3b_RelocationTimedFromWhenTheStoneWasLastInSight(t *testin
 	}
 }
 
+// TestTilesVision_T3b_RelocationTimedFromItsFirstCard: two blocked
+// stones leave their fields at once. One was relocated onto a card far
+// from both (T3b) and went on, by the rules, onto the next card laid at
+// it; the other was relocated onto a third card. The first stone left
+// when the relocation's card showed, long before the card it went on to:
+// it is the stone seen gone by then, not the one in sight until later
+// (held-out 1210 r2: the stones taken crosswise, a legal relocation
+// called T2b).
+func TestTilesVision_T3b_RelocationTimedFromItsFirstCard(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green := classColour[pxGreen]
+	w := boardSeen(12, green) // one colour: every stone blocked
+	w.stones = [tiles.Stones]tiles.Field{f(0, 9), f(9, 0), f(11, 3), f(4, 10)}
+	reloc := &item{t: 92600, seen: 92600, halves: [2]tiles.Field{f(8, 8), f(8, 9)}, done: true}
+	w.items, w.pairs = []*item{reloc}, []*item{reloc}
+	for _, c := range []struct {
+		half, on tiles.Field
+		seen     int64
+	}{{f(9, 8), f(9, 7), 93466}, {f(2, 3), f(2, 2), 93066}} {
+		w.believe(c.half, look{kind: lookCard, colour: green, open: sideTo(c.half, c.on)})
+		w.halves[c.half] = c.seen
+	}
+	w.inSight[2], w.goneSince[2] = 92866, 93333 // in sight after the relocation's card showed
+	w.inSight[3], w.goneSince[3] = 92333, 93133
+	w.cameSince[f(9, 7)], w.cameSince[f(2, 2)] = 93666, 94066
+	w.pairMoves([]int{2, 3}, []tiles.Field{f(9, 7), f(2, 2)}, 2, 94800)
+	if got := movedTo(w); got[3] != f(9, 7) || got[2] != f(2, 2) {
+		t.Errorf("moves %v, want stone 4 over (8,8) onto (9,7), stone 3 onto (2,2)", got)
+	}
+}
+
 // TestTilesVision_T3a_StoneSeenAtHomeAfterIsNotTheOneThatCame: what
 // shows as a stone on a field, while a stone is still seen on its own
 // field afterwards, is not that stone: an arm in a dark sleeve over an
