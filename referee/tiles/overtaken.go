@@ -20,14 +20,16 @@ type step struct {
 	to    Field
 	seen  int64 // when the camera first saw the card (0: not known)
 	moved bool
+	wrong Rule // T2a: its colours are not its fields' (it lies by the stone all the same)
 }
 
 // stepLaid notes the card l judged j at its stone, first seen at seen: a
-// legal card laid at it without a relocation starts the stone's next
-// step; anything else breaks its way (nothing is laid before a wrong
-// play or a relocation), as does a step before it whose move the stone
-// did not make there. A card seen late names no stone, and leaves the
-// ways alone.
+// card laid at it without a relocation, legal or only of the wrong
+// colours (T2a: it lies by the stone and takes it all the same), starts
+// the stone's next step; anything else breaks its way (nothing is laid
+// before a card beside no stone or a relocation), as does a step before
+// it whose move the stone did not make there. A card seen late names no
+// stone, and leaves the ways alone.
 func (g *game) stepLaid(l Lay, j Judgement, seen int64) {
 	if j.Stone < 1 || j.Stone > Stones {
 		return
@@ -37,11 +39,15 @@ func (g *game) stepLaid(l Lay, j Judgement, seen int64) {
 	if n := len(g.ways[s]); n > 0 && (!g.ways[s][n-1].moved || g.ways[s][n-1].to != at.At) {
 		g.ways[s] = nil
 	}
-	if j.Violation != nil || j.Relocates || j.Misplaced {
+	var wrong Rule
+	if j.Violation != nil {
+		wrong = j.Violation.Rule
+	}
+	if wrong != "" && wrong != T2a || j.Relocates || j.Misplaced {
 		g.ways[s] = nil
 		return
 	}
-	g.ways[s] = append(g.ways[s], step{lay: l, at: at, to: j.StoneTo, seen: seen})
+	g.ways[s] = append(g.ways[s], step{lay: l, at: at, to: j.StoneTo, seen: seen, wrong: wrong})
 	if len(g.ways[s]) > wayLength {
 		g.ways[s] = g.ways[s][1:]
 	}
@@ -88,7 +94,7 @@ func (g *game) overtaken(l Lay, seen int64) (int, Lay, bool) {
 // fitsBefore reports whether l, laid at stone s before the cards of way
 // (taken off a copy of tb, the stone back where it stood before them),
 // is legal, and then every card of way, each taking the stone where it
-// went.
+// went (one of the wrong colours stays wrong for that alone).
 func fitsBefore(tb *Table, l Lay, s int, way []step) bool {
 	t := tb.Clone()
 	for _, st := range way {
@@ -114,7 +120,7 @@ func fitsBefore(tb *Table, l Lay, s int, way []step) bool {
 		// (the stone's fields alternate in parity along its way, so a
 		// card that still lies by it takes it where it went; checked all
 		// the same)
-		if err != nil || j.Violation != nil || j.Stone != s || j.Relocates || j.Misplaced || j.StoneTo != st.to {
+		if err != nil || !sameWrong(j.Violation, st.wrong) || j.Stone != s || j.Relocates || j.Misplaced || j.StoneTo != st.to {
 			return false
 		}
 		t.ApplyLay(next, j)
@@ -140,4 +146,12 @@ func (g *game) layOvertaken(l Lay, s int, tMS int64) {
 	g.ways[s-1] = nil
 	st := &stray{verdict: len(g.verdicts), lay: l, timeMS: tMS, late: true}
 	g.strays[l.Fields[0]], g.strays[l.Fields[1]] = st, st
+}
+
+// sameWrong reports whether v is a violation of rule ("": none).
+func sameWrong(v *Violation, rule Rule) bool {
+	if v == nil {
+		return rule == ""
+	}
+	return v.Rule == rule
 }

@@ -178,6 +178,40 @@ func TestTiles_T2b_CardSeenWithAStonesCardGoesBeforeItAndTheNext(t *testing.T) {
 	}
 }
 
+// TestTiles_T2b_CardSeenWithAWrongColouredCardGoesBeforeIt: P2's card
+// at stone 1 shows other colours than its fields' (T2a) and takes the
+// stone all the same; then P1's card comes, seen with it, wrong where the
+// stone stands now but legal before P2's. A card of the wrong colours
+// lies by its stone like any other: P1's went first, and only P2's T2a
+// stands (held-out 1212 r2: P1's legal card called T2b).
+func TestTiles_T2b_CardSeenWithAWrongColouredCardGoesBeforeIt(t *testing.T) {
+	r := roundBegun(t)
+	x, c, _ := overtakenCards(t, r, false)
+	a, b := r.Table().board.Colour(c.Fields[0]), r.Table().board.Colour(c.Fields[1])
+	c.Colours[0] = other(a, b)
+	j, _ := r.Table().CheckLay(c)
+	for _, o := range []Observation{
+		{Kind: ObsLay, TimeMS: 1500, SeenMS: 1000, Player: c.Player, Fields: c.Fields[:], Colours: c.Colours[:]},
+		{Kind: ObsStone, TimeMS: 1700, Stone: j.Stone, Fields: []Field{j.StoneTo}},
+	} {
+		v, err := r.Apply(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := o.Kind == ObsStone; (v.Status == StatusOK) != want || !want && v.Rule != T2a {
+			t.Fatalf("P2's card, %s: %+v, want T2a on the card, the move legal", o.Kind, v)
+		}
+	}
+	v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 2800, SeenMS: 1300, Player: x.Player, Fields: x.Fields[:], Colours: x.Colours[:]})
+	if err != nil || v.Status != StatusOK {
+		t.Fatalf("P1's card: %+v %v, want ok", v, err)
+	}
+	st := r.State()
+	if len(st.Faults["P1"]) > 0 || len(st.Faults["P2"]) != 1 || st.Faults["P2"][0].Rule != T2a || st.Stones[0].At != j.StoneTo {
+		t.Errorf("faults %v, stone 1 on %v; want P2's T2a alone, on %v", st.Faults, st.Stones[0].At, j.StoneTo)
+	}
+}
+
 // pairAt1 finds x of xp's and c of cp's among the cards that fit at stone
 // 1 of tb and of free, such that want says so.
 func pairAt1(tb, free *Table, xp, cp string, want func(x, c Lay) bool) (Lay, Lay, bool) {

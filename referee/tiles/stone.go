@@ -20,6 +20,9 @@ func (t *Table) CheckStone(stone int, to Field) (string, *Violation, error) {
 		if k := t.relocatedBy(stone, to); k > 0 {
 			return t.pending[k-1].player, nil, nil
 		}
+		if k := t.takenFrom(stone, to); k > 0 {
+			return t.pending[k-1].player, nil, nil
+		}
 		if r := t.turned(stone, to); r != nil {
 			return r.player, nil, nil
 		}
@@ -51,6 +54,8 @@ func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 		// The card was taken for one laid at stone k; it relocated this one.
 		p, t.pending[k-1] = t.pending[k-1], nil
 		p.relocates = true
+	} else if k := t.takenFrom(stone, to); p == nil && k > 0 {
+		p, t.pending[k-1] = t.pending[k-1], nil // laid at this one
 	}
 	t.pending[stone-1] = nil
 	switch {
@@ -93,6 +98,35 @@ func (t *Table) relocatedBy(stone int, to Field) int {
 	}
 	for k, p := range t.pending {
 		if p != nil && p.player == owed && !p.joker && !p.relocates && slices.Contains(p.fields, to) {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// relocateOnto makes card l, laid earlier and called with fault, the
+// relocation of blocked stone (1..4), fault replaced with x (nil: none):
+// the stone goes onto either of its fields (T3b).
+func (t *Table) relocateOnto(stone int, l Lay, fault Violation, x *Violation) {
+	t.replaceFault(l.Player, fault, x)
+	t.stones[stone-1].Owed = ""
+	t.pending[stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: l.Fields[0], relocates: true, named: true}
+}
+
+// takenFrom finds the stone k whose awaited card stone (1..4), awaiting
+// none, moves onto by the rules instead: a card laid without naming its
+// stone, judged for stone k as the one beside it, that this stone stands
+// beside too, onto its field farther from this one (T3a). A camera may
+// see a stone come beside a card only after the card: the stone that
+// moves onto it tells which one it was laid at.
+func (t *Table) takenFrom(stone int, to Field) int {
+	s := t.stones[stone-1]
+	for k, p := range t.pending {
+		if p == nil || k == stone-1 || p.named || p.joker || p.relocates || len(p.fields) != 2 ||
+			s.Reserved != "" && s.Reserved != p.player {
+			continue
+		}
+		if far, near := farther([2]Field(p.fields), s.At); far == to && s.At.Adjacent(near) {
 			return k + 1
 		}
 	}

@@ -257,3 +257,41 @@ func TestTiles_T3b_RelocatedStoneTurnedOntoTheCardsOtherField(t *testing.T) {
 	_, v, _ = tb.CheckStone(1, far[0])
 	wantRule(t, v, T3a)
 }
+
+// TestTiles_T3a_StoneOntoACardJudgedForAnotherBesideIt: a card that names
+// no stone lies by stones 1 and 2 and is judged for stone 1; then stone 2
+// moves onto its field farther from stone 2. A camera may see stone 2
+// come beside a card only after the card: the move says the card was
+// laid at stone 2, which takes it (held-out 1211 r2: the move called
+// T3a, and three cards after it T2b). Named for stone 1 by the camera,
+// the card stays stone 1's and the move is called.
+func TestTiles_T3a_StoneOntoACardJudgedForAnotherBesideIt(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		tb := tableWithStones(t, [Stones]Field{{4, 5}, {6, 6}, {2, 9}, {9, 9}}, false)
+		l := fitting(tb, "A", Field{5, 5}, Field{6, 5})
+		if named {
+			l.Stone = 1
+		}
+		j := judge(t, tb, l)
+		if j.Violation != nil || j.Stone != 1 || j.StoneTo != (Field{6, 5}) {
+			t.Fatalf("named %v: A's card: %+v, want legal at stone 1, onto (6,5)", named, j)
+		}
+		tb.ApplyLay(l, j)
+		who, v, err := tb.CheckStone(2, Field{5, 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if named {
+			wantRule(t, v, T3a)
+			continue
+		}
+		if v != nil || who != "A" {
+			t.Fatalf("stone 2 onto (5,5): %v by %q, want legal, A's", v, who)
+		}
+		tb.ApplyStone(2, Field{5, 5}, who, v)
+		if tb.Awaited(1) || tb.Awaited(2) || tb.Stones()[1].At != (Field{5, 5}) || len(tb.Faults()["A"]) > 0 {
+			t.Errorf("after stone 2's move: awaited %v %v, stone 2 on %v, A's faults %v; want none, (5,5), none",
+				tb.Awaited(1), tb.Awaited(2), tb.Stones()[1].At, tb.Faults()["A"])
+		}
+	}
+}
