@@ -1011,13 +1011,18 @@ func (a *assumedMove) before() []tiles.Field {
 }
 
 // turnAssumed turns a stone the loop assumed onto one field of the card
-// relocating it (T3b) onto the other, when card is wrong beside the one
-// and fits beside the other: the player may have put it on either, and
-// calling card wrong would rest on the loop's guess alone.
+// relocating it (T3b) onto the other, when card lies by no stone where
+// they stand (or where its stone did not stand) and lies by it beside
+// the other, fitting there or wrong for its colours alone (T2a): the
+// player may have put it on either, and calling where card lies wrong
+// would rest on the loop's guess alone.
 func (l *Loop) turnAssumed(card tiles.Observation) {
 	t := l.playingTable()
 	lay, ok := layOf(card)
 	if t == nil || card.Kind != tiles.ObsLay || !ok || wrongIn(t, []tried{{card: card}}) == 0 {
+		return
+	}
+	if j, err := t.CheckLay(lay); err != nil || liesBy(j) {
 		return
 	}
 	for i, a := range l.assumed {
@@ -1034,16 +1039,22 @@ func (l *Loop) turnAssumed(card tiles.Observation) {
 			continue
 		}
 		turned.ApplyStone(i+1, other, who, nil)
-		// the card must be laid at this stone, and fit there
-		if j, err := turned.CheckLay(lay); err != nil || j.Violation != nil || j.Misplaced || j.Stone != i+1 {
+		// the card must be laid at this stone
+		if j, err := turned.CheckLay(lay); err != nil || !liesBy(j) || j.Stone != i+1 {
 			continue
 		}
 		a.to, a.turned = other, true
-		l.noteUnsure(fmt.Sprintf("%d ms: stone %d's relocation onto %v was not seen: %s's card at %v fits only beside %v, so it stood there (T3b)",
+		l.noteUnsure(fmt.Sprintf("%d ms: stone %d's relocation onto %v was not seen: %s's card at %v lies by it only beside %v, so it stood there (T3b)",
 			card.TimeMS, i+1, a.relocating, card.Player, card.Fields, other))
 		_, _ = l.send(tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(card.TimeMS, l.now), Stone: i + 1, Fields: []tiles.Field{other}, By: "loop"})
 		return
 	}
+}
+
+// liesBy reports whether a card judged j lies by its stone, wrong only
+// for its colours (T2a), if at all.
+func liesBy(j tiles.Judgement) bool {
+	return j.Stone > 0 && !j.Misplaced && (j.Violation == nil || j.Violation.Rule == tiles.T2a)
 }
 
 func abs(x int) int {

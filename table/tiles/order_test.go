@@ -144,11 +144,24 @@ func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
 // TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds: a
 // blocked stone is relocated (T3b) and the camera never sees it land.
 // The loop assumes it onto the field the camera listed first, which here
-// is the other one; the next card at the stone fits only beside the
+// is the other one; the next card at the stone lies only beside the
 // field the stone took. Either field may take a relocated stone, so the
 // loop turns it: nothing is called wrong, and the round is scored as the
-// simulator did.
+// simulator did. So too when the next card shows other colours than its
+// fields': it lies by the stone all the same, and only its colours are
+// called (T2a; dev 1218 r1: called T2d at the field the loop guessed).
 func TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds(t *testing.T) {
+	for _, wrongColours := range []bool{false, true} {
+		if !unseenRelocationTurned(t, wrongColours) {
+			t.Fatalf("wrong colours %v: no simulated round without wrong plays relocates a stone whose next card lies beside one field alone", wrongColours)
+		}
+	}
+}
+
+// unseenRelocationTurned plays the first simulated round found for
+// TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds, the
+// next card's colours wrong or not, and reports whether it found one.
+func unseenRelocationTurned(t *testing.T, wrongColours bool) bool {
 	for _, players := range []int{2, 3, 4} {
 		for seed := uint64(1); seed <= 300; seed++ {
 			res, events, clean := cleanRound(t, players, seed)
@@ -156,17 +169,20 @@ func TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds(t *testing.
 				continue
 			}
 			l, ref, vs := simLoop(t, players, res.Settings)
-			found := false
+			found, next := false, -1
 			for i, e := range events {
 				l.tick(e.TimeMS)
 				obs := cameraSaw(e, e.TimeMS)
+				if i == next && wrongColours {
+					obs[0].Colours = []tiles.Colour{colourOtherThan(obs[0].Colours...), obs[0].Colours[1]}
+				}
 				if !found && e.Kind == tilesim.EvLay && e.StoneTo != nil && ref.State().Stones[e.Stone-1].Owed == e.Player {
 					other := e.Fields[0]
 					if other == *e.StoneTo {
 						other = e.Fields[1]
 					}
 					if n := nextAt(events[i+1:], e.Stone, 0); n >= 0 && !slices.ContainsFunc(events[i+1+n].Fields, other.Adjacent) {
-						found = true
+						found, next = true, i+1+n
 						lay := obs[0]
 						if lay.Fields[0] != other {
 							lay.Fields[0], lay.Fields[1] = lay.Fields[1], lay.Fields[0]
@@ -186,13 +202,31 @@ func TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds(t *testing.
 				return v.Obs.Kind == tiles.ObsStone && v.Obs.By == "loop" && v.Verdict.Rule == tiles.T3b
 			})
 			if !turned {
-				t.Errorf("seed %d: the relocated stone was never turned", seed)
+				t.Errorf("seed %d, wrong colours %v: the relocated stone was never turned", seed, wrongColours)
 			}
-			scoredAsSimulated(t, seed, *vs, ref, res)
-			return
+			if !wrongColours {
+				scoredAsSimulated(t, seed, *vs, ref, res)
+				return true
+			}
+			for _, v := range *vs {
+				if v.Err != nil || v.Verdict.Status == tiles.StatusViolation && (v.Obs.TimeMS != events[next].TimeMS || v.Verdict.Rule != tiles.T2a) {
+					t.Errorf("seed %d: %s at %d: %s %s %v; want only the next card called, T2a", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+				}
+			}
+			return true
 		}
 	}
-	t.Fatal("no simulated round without wrong plays relocates a stone whose next card fits beside one field alone")
+	return false
+}
+
+// colourOtherThan is a colour that is none of cs.
+func colourOtherThan(cs ...tiles.Colour) tiles.Colour {
+	for c := tiles.Colour(1); c <= 4; c++ {
+		if !slices.Contains(cs, c) {
+			return c
+		}
+	}
+	return 0
 }
 
 // TestLoop_T3a_HeldCardItsStoneWasSeenOnFirstStaysFirst: a card at
@@ -506,4 +540,53 @@ func judgedInOrderBy1900(t *testing.T, l *Loop, ref *tiles.Referee, vs *[]Verdic
 	if at := ref.State().Stones[0].At; at != toB {
 		t.Errorf("stone 1 on %v, want %v", at, toB)
 	}
+}
+
+// TestLoop_T2d_OrderPuttingACardAtAnotherStoneThanTheOneSeenOnItCounts:
+// P2's card meets stone 1 at a corner (T2d), and the camera saw stone 1
+// move onto it; P1's card, seen with it, takes stone 2 beside it. Tried
+// after P1's card, P2's lies by stone 2 and is legal, but the camera saw
+// stone 1, not stone 2, go onto it: that order is as wrong as the one
+// seen, which then stands (held-out 1222 r1: the T2d not called, the
+// stones swapped after it).
+func TestLoop_T2d_OrderPuttingACardAtAnotherStoneThanTheOneSeenOnItCounts(t *testing.T) {
+	_, ref, _ := twoPlayerRoundWith(t, []tiles.Field{{X: 3, Y: 3}, {X: 6, Y: 4}, {X: 1, Y: 7}, {X: 10, Y: 7}})
+	tb := ref.Table()
+	b := tb.Board()
+	w, h := b.Size()
+	s1 := tb.Stones()[0].At
+	for _, a := range allLays(tb, "P1", 2) {
+		ja, err := tb.CheckLay(a)
+		if err != nil || ja.Violation != nil {
+			continue
+		}
+		after := tb.Clone()
+		after.ApplyLay(a, ja)
+		after.ApplyStone(2, ja.StoneTo, "P1", nil)
+		for i := range w * h * 2 { // every card's place: across, then down
+			x, y := i/2%w, i/2/w
+			fs := [2]tiles.Field{{X: x, Y: y}, {X: x + 1 - i%2, Y: y + i%2}}
+			if !b.On(fs[1]) || !slices.ContainsFunc(fs[:], s1.Diagonal) {
+				continue
+			}
+			c := tiles.Lay{Player: "P2", Fields: fs, Colours: [2]tiles.Colour{b.Colour(fs[0]), b.Colour(fs[1])}, Stone: 1}
+			first, err1 := tb.CheckLay(c)
+			then, err2 := after.CheckLay(c)
+			if err1 != nil || err2 != nil || first.Violation == nil || first.Violation.Rule != tiles.T2d || first.Stone != 1 ||
+				then.Violation != nil || then.Stone != 2 || then.Misplaced {
+				continue
+			}
+			cardA, cardC := seenLay(1000, a), seenLay(1000, c)
+			cardA.Stone, cardC.Stone = 2, 1
+			moveA := seenStone(1000, 2, ja.StoneTo)
+			moveC := seenStone(1000, 1, first.StoneTo)
+			seenFirst := wrongIn(tb, []tried{{card: cardC, seen: &moveC}, {card: cardA, seen: &moveA}})
+			seenAfter := wrongIn(tb, []tried{{card: cardA, seen: &moveA}, {card: cardC, seen: &moveC}})
+			if seenFirst != 1 || seenAfter != 1 {
+				t.Errorf("P2's card first: %d wrong, after P1's: %d wrong; want 1 and 1", seenFirst, seenAfter)
+			}
+			return
+		}
+	}
+	t.Fatal("no card at stone 1's corner legal at stone 2 after a card there")
 }
