@@ -317,7 +317,7 @@ func (g *game) decideLay(o Observation) (Verdict, func(), error) {
 	return v, func() {
 		g.stepLaid(l, j, o.SeenMS)
 		g.table.ApplyLay(l, j)
-		s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS, seen: o.SeenMS}
+		s := &stray{verdict: len(g.verdicts), lay: l, timeMS: o.TimeMS}
 		switch {
 		case wrongWhereItLies(j):
 			s.fault, s.corner = *j.Violation, j.Stone
@@ -382,40 +382,11 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, x.Reason
 	}
-	var reloc *stray
-	var rx *Violation
-	if x == nil && who != "" && g.hasStray(who, T2b) {
-		t := g.table.Clone()
-		t.ApplyStone(o.Stone, o.Fields[0], who, nil)
-		if reloc = g.strayRelocates(t, o.Stone, o.Fields[0], o.TimeMS); reloc != nil {
-			l := reloc.lay
-			v.Withdraws = g.verdicts[reloc.verdict].Seq
-			v.Reason += fmt.Sprintf(": blocked there by %s, whose card at %v-%v, first seen after, relocates it (T3b), so the %s call is withdrawn",
-				who, l.Fields[0], l.Fields[1], reloc.fault.Rule)
-			if rx = g.table.checkColours(l); rx != nil {
-				v.Status, v.Rule, v.Reason = StatusViolation, rx.Rule, v.Reason+"; but "+rx.Reason
-			}
-		}
-	}
 	return v, func() {
 		g.stepMoved(o.Stone, o.Fields[0], x)
 		g.table.ApplyStone(o.Stone, o.Fields[0], who, x)
 		g.settleStray(o.Stone, o.Fields[0])
-		if reloc != nil {
-			g.relocateStray(o.Stone, reloc, rx)
-		}
 	}, nil
-}
-
-// hasStray reports whether player has a card called rule for where it
-// lies this round that no stone has taken yet.
-func (g *game) hasStray(player string, rule Rule) bool {
-	for _, s := range g.strays {
-		if s.lay.Player == player && s.fault.Rule == rule {
-			return true
-		}
-	}
-	return false
 }
 
 // decideEnd ends the round: a stop (T5a; a stop with cards left is the

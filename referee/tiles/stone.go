@@ -104,15 +104,6 @@ func (t *Table) relocatedBy(stone int, to Field) int {
 	return 0
 }
 
-// relocateOnto makes card l, laid earlier and called with fault, the
-// relocation of blocked stone (1..4), fault replaced with x (nil: none):
-// the stone goes onto either of its fields (T3b).
-func (t *Table) relocateOnto(stone int, l Lay, fault Violation, x *Violation) {
-	t.replaceFault(l.Player, fault, x)
-	t.stones[stone-1].Owed = ""
-	t.pending[stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: l.Fields[0], relocates: true, named: true}
-}
-
 // takenFrom finds the stone k whose awaited card stone (1..4), awaiting
 // none, moves onto by the rules instead: a card laid without naming its
 // stone, judged for stone k as the one beside it, that this stone stands

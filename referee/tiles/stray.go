@@ -17,7 +17,6 @@ type stray struct {
 	verdict int
 	lay     Lay
 	timeMS  int64
-	seen    int64 // when the camera first saw it (0: not known)
 	fault   Violation
 	corner  int  // T2d: the stone it met at a corner (1..4); 0 for T2b
 	late    bool // a card seen late, not called: a stone moving onto it takes it
@@ -99,24 +98,19 @@ func (t *Table) reclaim(stone int, to Field, player string, fault Violation, x *
 			}
 		}
 	} else {
-		t.replaceFault(player, fault, x)
+		fs := t.faults[player]
+		if i := slices.Index(fs, fault); i >= 0 {
+			fs = slices.Delete(fs, i, i+1)
+		}
+		if x != nil {
+			fs = append(fs, *x)
+		}
+		t.faults[player] = fs
+		if len(fs) == 0 {
+			delete(t.faults, player)
+		}
 	}
 	t.ApplyStone(stone, to, player, nil)
-}
-
-// replaceFault replaces player's fault with x (nil: none).
-func (t *Table) replaceFault(player string, fault Violation, x *Violation) {
-	fs := t.faults[player]
-	if i := slices.Index(fs, fault); i >= 0 {
-		fs = slices.Delete(fs, i, i+1)
-	}
-	if x != nil {
-		fs = append(fs, *x)
-	}
-	t.faults[player] = fs
-	if len(fs) == 0 {
-		delete(t.faults, player)
-	}
 }
 
 // forget drops the wait of stone (1..4) for the card on fs: another stone
@@ -153,44 +147,6 @@ func (r *Referee) ReclaimsOnward(stone int, f Field, tMS int64) bool {
 	t := g.table.Clone()
 	t.ApplyStone(stone, p.to, p.player, nil)
 	return g.strayOn(t, stone, f, tMS) != nil
-}
-
-// strayRelocates finds the card called as laid beside no stone (T2b)
-// that stone (1..4), blocked on t by the card it moves onto at to, was
-// relocated onto (T3b): a card of the blocker's that the camera first saw
-// after the blocking card, but that was judged before it, while the
-// stone was not blocked yet (cards laid apart are reported in the order
-// their stones' moves are seen, and a move may be seen late), lately
-// (before tMS). Of several, the first seen.
-func (g *game) strayRelocates(t *Table, stone int, to Field, tMS int64) *stray {
-	st, way := t.stones[stone-1], g.ways[stone-1]
-	n := len(way)
-	if st.Owed == "" || n == 0 || way[n-1].moved || way[n-1].to != to || way[n-1].lay.Player != st.Owed || way[n-1].seen <= 0 {
-		return nil
-	}
-	var found *stray
-	for f, s := range g.strays {
-		if f != s.lay.Fields[0] || s.corner != 0 || s.late || s.stayed || s.fault.Rule != T2b || tMS-s.timeMS > strayWindowMS ||
-			s.lay.Player != st.Owed || s.seen <= way[n-1].seen || found != nil && (found.seen < s.seen || found.seen == s.seen && found.verdict < s.verdict) {
-			continue
-		}
-		if p, _ := t.Piece(f); p.Kind != PieceCard || p.Owner != s.lay.Player {
-			continue // covered since
-		}
-		found = s
-	}
-	return found
-}
-
-// relocateStray takes stray card s, called T2b, as the relocation of
-// blocked stone (1..4), its fault replaced with x (its colours, T2a): the
-// stone goes onto either of its fields.
-func (g *game) relocateStray(stone int, s *stray, x *Violation) {
-	for _, f := range s.lay.Fields {
-		delete(g.strays, f)
-	}
-	g.table.relocateOnto(stone, s.lay, s.fault, x)
-	g.ways[stone-1] = nil
 }
 
 // settleStray forgets the card called T2d on f once its corner stone has
