@@ -11,23 +11,24 @@ const TogetherMS = 1000
 // seen late before.
 const wayLength = 4
 
-// step is a legal card laid at a stone and the stone's move onto it (to,
-// the farther field, T3a), from where it stood (at, with the duties on
-// it then: a joker's reservation, T4a).
+// step is a card laid at a stone, legal or wrong for its colours alone
+// (wrong), and the stone's move onto it (to, the farther field, T3a),
+// from where it stood (at, with the duties on it then: a joker's
+// reservation, T4a).
 type step struct {
 	lay   Lay
 	at    StoneView
 	to    Field
 	seen  int64 // when the camera first saw the card (0: not known)
 	moved bool
-	wrong Rule // T2a: its colours are not its fields' (it lies by the stone all the same)
+	wrong Rule // T2a or none
 }
 
 // stepLaid notes the card l judged j at its stone, first seen at seen: a
 // card laid at it without a relocation, legal or only of the wrong
 // colours (T2a: it lies by the stone and takes it all the same), starts
 // the stone's next step; anything else breaks its way (nothing is laid
-// before a card beside no stone or a relocation), as does a step before
+// before a card wrong otherwise or a relocation), as does a step before
 // it whose move the stone did not make there. A card seen late names no
 // stone, and leaves the ways alone.
 func (g *game) stepLaid(l Lay, j Judgement, seen int64) {
@@ -43,7 +44,7 @@ func (g *game) stepLaid(l Lay, j Judgement, seen int64) {
 	if j.Violation != nil {
 		wrong = j.Violation.Rule
 	}
-	if wrong != "" && wrong != T2a || j.Relocates || j.Misplaced {
+	if (wrong != "" && wrong != T2a) || j.Relocates || j.Misplaced {
 		g.ways[s] = nil
 		return
 	}

@@ -104,17 +104,18 @@ func (t *Table) relocatedBy(stone int, to Field) int {
 	return 0
 }
 
-// takenFrom finds the stone k whose awaited card stone (1..4), awaiting
-// none, moves onto by the rules instead: a card laid without naming its
-// stone, judged for stone k as the one beside it, that this stone stands
-// beside too, onto its field farther from this one (T3a). A camera may
-// see a stone come beside a card only after the card: the stone that
-// moves onto it tells which one it was laid at.
+// takenFrom finds the stone k that awaits the card stone (1..4), which
+// awaits none, moves onto by the rules: a legal card that named no stone,
+// given to stone k as one beside it (by rank, or as the only one the
+// camera had seen there yet), that stone stands beside too, and to its
+// field farther from it (T3a). The stone that moves onto the card says
+// which one it was laid at. Not a card at stone k standing on its
+// player's joker: that card was due there (T4b).
 func (t *Table) takenFrom(stone int, to Field) int {
 	s := t.stones[stone-1]
 	for k, p := range t.pending {
-		if p == nil || k == stone-1 || p.named || p.joker || p.relocates || len(p.fields) != 2 ||
-			s.Reserved != "" && s.Reserved != p.player {
+		if p == nil || k == stone-1 || p.named || p.wrong || p.joker || p.relocates || len(p.fields) != 2 ||
+			s.Reserved != "" && s.Reserved != p.player || t.stones[k].Reserved == p.player {
 			continue
 		}
 		if far, near := farther([2]Field(p.fields), s.At); far == to && s.At.Adjacent(near) {

@@ -67,6 +67,7 @@ type pending struct {
 	relocates bool
 	joker     bool
 	named     bool // laid naming its stone
+	wrong     bool // judged a wrong play
 }
 
 // Table is the board with what lies on it and the four stones: the state
@@ -411,7 +412,7 @@ func (t *Table) ApplyLay(l Lay, j Judgement) {
 		if own := t.joker[l.Player]; own == j.Stone && !j.Relocates {
 			delete(t.joker, l.Player)
 		}
-		t.pending[j.Stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates || j.Misplaced, named: l.Stone > 0}
+		t.pending[j.Stone-1] = &pending{player: l.Player, fields: l.Fields[:], to: j.StoneTo, relocates: j.Relocates || j.Misplaced, named: l.Stone > 0, wrong: j.Violation != nil}
 	}
 	t.block(l.Player)
 }

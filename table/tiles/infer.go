@@ -1012,10 +1012,11 @@ func (a *assumedMove) before() []tiles.Field {
 
 // turnAssumed turns a stone the loop assumed onto one field of the card
 // relocating it (T3b) onto the other, when card lies by no stone where
-// they stand (or where its stone did not stand) and lies by it beside
-// the other, fitting there or wrong for its colours alone (T2a): the
-// player may have put it on either, and calling where card lies wrong
-// would rest on the loop's guess alone.
+// the stones stand (T2b, T2d) or where its stone did not stand
+// (Misplaced), and lies by it beside the other field, fitting there or
+// wrong for its colours alone (T2a): the player may have put it on
+// either, and calling where card lies wrong would rest on the loop's
+// guess alone.
 func (l *Loop) turnAssumed(card tiles.Observation) {
 	t := l.playingTable()
 	lay, ok := layOf(card)
@@ -1054,7 +1055,7 @@ func (l *Loop) turnAssumed(card tiles.Observation) {
 // liesBy reports whether a card judged j lies by its stone, wrong only
 // for its colours (T2a), if at all.
 func liesBy(j tiles.Judgement) bool {
-	return j.Stone > 0 && !j.Misplaced && (j.Violation == nil || j.Violation.Rule == tiles.T2a)
+	return j.Stone > 0 && !j.Misplaced && !j.Relocates && (j.Violation == nil || j.Violation.Rule == tiles.T2a)
 }
 
 func abs(x int) int {

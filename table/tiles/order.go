@@ -223,12 +223,12 @@ type tried struct {
 func (w *waiting) tried() tried { return tried{card: w.stoned(), seen: w.stone} }
 
 // wrongIn counts the cards judged wrong, or laid at a stone that stood
-// elsewhere or other than the one seen moving onto it, and the stones'
-// moves judged wrong, when cards are laid on a
-// copy of t in this order, each stone moving where the camera saw it go,
-// else as the rules make it; a relocated stone not seen yet on the field
-// that makes fewest wrong after it (either will do, T3b). A card the
-// referee cannot take counts as more than all.
+// elsewhere or other than the one seen moving onto it (unless that stone
+// takes it by the rules), and the stones' moves judged wrong, when cards
+// are laid on a copy of t in this order, each stone moving where the
+// camera saw it go, else as the rules make it; a relocated stone not seen
+// yet on the field that makes fewest wrong after it (either will do,
+// T3b). A card the referee cannot take counts as more than all.
 func wrongIn(t *tiles.Table, cards []tried) int {
 	if len(cards) == 0 {
 		return 0
@@ -258,7 +258,11 @@ func wrongIn(t *tiles.Table, cards []tried) int {
 	if j.Stone <= 0 {
 		return then(t)
 	}
-	if c.seen != nil && c.seen.Stone != 0 && c.seen.Stone != j.Stone {
+	if c.seen != nil && c.seen.Stone != 0 && c.seen.Stone != j.Stone && len(c.seen.Fields) == 1 {
+		if _, v, err := t.CheckStone(c.seen.Stone, c.seen.Fields[0]); err == nil && v == nil {
+			t.ApplyStone(c.seen.Stone, c.seen.Fields[0], o.Player, nil) // it takes the card (T3a)
+			return then(t)
+		}
 		n++ // the camera saw another stone move onto it
 	}
 	if c.seen != nil && c.seen.Stone == j.Stone && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"ligretto/referee"
 	"ligretto/referee/tiles"
 	tilesim "ligretto/referee/tiles/sim"
 )
@@ -208,10 +209,16 @@ func unseenRelocationTurned(t *testing.T, wrongColours bool) bool {
 				scoredAsSimulated(t, seed, *vs, ref, res)
 				return true
 			}
+			called := false
 			for _, v := range *vs {
-				if v.Err != nil || v.Verdict.Status == tiles.StatusViolation && (v.Obs.TimeMS != events[next].TimeMS || v.Verdict.Rule != tiles.T2a) {
+				onNext := v.Obs.Kind == tiles.ObsLay && v.Obs.TimeMS == events[next].TimeMS
+				called = called || onNext && v.Verdict.Rule == tiles.T2a
+				if v.Err != nil || v.Verdict.Status == tiles.StatusViolation && (!onNext || v.Verdict.Rule != tiles.T2a) {
 					t.Errorf("seed %d: %s at %d: %s %s %v; want only the next card called, T2a", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
 				}
+			}
+			if !called {
+				t.Errorf("seed %d: the next card, of the wrong colours, not called T2a", seed)
 			}
 			return true
 		}
@@ -221,7 +228,7 @@ func unseenRelocationTurned(t *testing.T, wrongColours bool) bool {
 
 // colourOtherThan is a colour that is none of cs.
 func colourOtherThan(cs ...tiles.Colour) tiles.Colour {
-	for c := tiles.Colour(1); c <= 4; c++ {
+	for _, c := range referee.Colours {
 		if !slices.Contains(cs, c) {
 			return c
 		}

@@ -61,7 +61,7 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 	check := func(s int) (tiles.Judgement, error) {
 		return t.CheckLay(tiles.Lay{Player: card.Player, Card: card.Card, Fields: [2]tiles.Field(card.Fields), Colours: [2]tiles.Colour(card.Colours), Stone: s})
 	}
-	if seen := l.unnamed(card.Stone); seen != card.Stone && spares(check, card.Stone, seen) && !l.seenMovingAt(seen, card) {
+	if seen := l.unnamed(card.Stone); seen != card.Stone && spares(check, card.Stone, seen) && !l.seenMovingElsewhere(seen, card) {
 		return l.renamed(card, move, seen, fmt.Sprintf("%d ms: %s's card at %v is wrong at stone %d, the name the loop gave the watcher's stone %d since a swap, and not at stone %d: taken as stone %d's",
 			card.TimeMS, card.Player, card.Fields, card.Stone, seen, seen, seen))
 	}
@@ -192,11 +192,11 @@ func spares(check func(int) (tiles.Judgement, error), named, seen int) bool {
 	return err == nil && j.Violation != nil && errs == nil && js.Violation == nil
 }
 
-// seenMovingAt reports whether stone s (1..4) was seen moving onto
-// another card than card, waiting or reported with it: the other stone
-// of a swap the loop carried moving at once, by its name, which says the
-// swap lasted.
-func (l *Loop) seenMovingAt(s int, card tiles.Observation) bool {
+// seenMovingElsewhere reports whether stone s (1..4) was seen moving
+// onto another field than card's, a move that waits with its card or
+// comes in the same batch: the other stone of a swap the loop carried,
+// moving by its swapped name, which says the swap lasted.
+func (l *Loop) seenMovingElsewhere(s int, card tiles.Observation) bool {
 	if slices.ContainsFunc(l.waiting, func(w *waiting) bool {
 		return w.stone != nil && w.stone.Stone == s && !slices.Equal(w.card.Fields, card.Fields)
 	}) {
