@@ -374,7 +374,7 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 	}
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: who, Stone: o.Stone, Reason: fmt.Sprintf("stone %d onto %v", o.Stone, o.Fields[0])}
 	switch k := g.table.takenFrom(o.Stone, o.Fields[0]); {
-	case k > 0 && !g.table.Awaited(o.Stone) && g.table.relocatedBy(o.Stone, o.Fields[0]) == 0: // as CheckStone decides
+	case k > 0:
 		v.Reason = fmt.Sprintf("stone %d onto %v: %s's card there was laid at it, not at stone %d, which it lies beside too", o.Stone, o.Fields[0], owner(who), k)
 	case g.table.turned(o.Stone, o.Fields[0]) != nil:
 		v.Rule, v.Reason = T3b, fmt.Sprintf("stone %d onto %v, the other field of %s's card it was relocated onto", o.Stone, o.Fields[0], who)

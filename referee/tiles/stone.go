@@ -54,7 +54,7 @@ func (t *Table) ApplyStone(stone int, to Field, player string, v *Violation) {
 		// The card was taken for one laid at stone k; it relocated this one.
 		p, t.pending[k-1] = t.pending[k-1], nil
 		p.relocates = true
-	} else if k := t.takenFrom(stone, to); p == nil && k > 0 {
+	} else if k := t.takenFrom(stone, to); k > 0 {
 		p, t.pending[k-1] = t.pending[k-1], nil // laid at this one
 	}
 	t.pending[stone-1] = nil
@@ -110,9 +110,13 @@ func (t *Table) relocatedBy(stone int, to Field) int {
 // camera had seen there yet), that stone stands beside too, and to its
 // field farther from it (T3a). The stone that moves onto the card says
 // which one it was laid at. Not a card at stone k standing on its
-// player's joker: that card was due there (T4b).
+// player's joker: that card was due there (T4b); nor when a relocation
+// explains the move (relocatedBy).
 func (t *Table) takenFrom(stone int, to Field) int {
 	s := t.stones[stone-1]
+	if t.pending[stone-1] != nil || t.relocatedBy(stone, to) > 0 {
+		return 0
+	}
 	for k, p := range t.pending {
 		if p == nil || k == stone-1 || p.named || p.wrong || p.joker || p.relocates || len(p.fields) != 2 ||
 			s.Reserved != "" && s.Reserved != p.player || t.stones[k].Reserved == p.player {
