@@ -112,6 +112,9 @@ type FeedItem struct {
 	// Player is whose play was judged (the tile game says so; classic
 	// names the player in the reason).
 	Player string `json:"player,omitempty"`
+	// Unsure says why a call is a guess (the tile game: the camera could
+	// not tell whose play was wrong); the page marks it.
+	Unsure string `json:"unsure,omitempty"`
 }
 
 // MatchView is the match's progress.

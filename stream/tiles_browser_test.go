@@ -48,6 +48,26 @@ func feedTiles(t *testing.T, g *TilesGame, events []tilesim.Event) {
 	}
 }
 
+// guessedCall moves a stone that awaits no card onto a field beside it,
+// a wrong play (T3a) the camera only guessed (why).
+func guessedCall(t *testing.T, g *TilesGame, why string) {
+	t.Helper()
+	st := g.RefereeState()
+	for s := range tiles.Stones {
+		at := st.Stones[s].At
+		for _, f := range []tiles.Field{{X: at.X + 1, Y: at.Y}, {X: at.X - 1, Y: at.Y}, {X: at.X, Y: at.Y + 1}, {X: at.X, Y: at.Y - 1}} {
+			v, err := g.Apply(tiles.Observation{Kind: tiles.ObsStone, Stone: s + 1, Fields: []tiles.Field{f}, By: "camera", Unsure: why})
+			if err == nil && v.Status == tiles.StatusViolation {
+				if feed := g.State().Feed; feed[len(feed)-1].Unsure != why {
+					t.Fatalf("the feed's call %+v does not say it is a guess", feed[len(feed)-1])
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no stone move made a call")
+}
+
 // tilesRows is what the page's tile scoreboard should show, best total
 // first (ties in seat order, as the page's stable sort keeps them): names,
 // laid/in play (and jokers), round points, totals, and each row's fault rules.
@@ -223,6 +243,8 @@ func TestBrowser_TilesConsole(t *testing.T) {
 	ts := startServerWith(t, s)
 	firstLay := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvLay })
 	feedTiles(t, g, events[:firstLay+1])
+	const why = "the stone was not seen on the card: its one wrong step may have been onto the next card instead"
+	guessedCall(t, g, why)
 	ctx := browser(t)
 	for _, a := range []chromedp.Action[chromedp.Void]{chromedp.Navigate(ts.URL + "/console"),
 		chromedp.SendKeys(chromedp.ID("token"), testToken), chromedp.Click(chromedp.CSS("#login-form button"))} {
@@ -237,6 +259,9 @@ func TestBrowser_TilesConsole(t *testing.T) {
 	if got != "P1,P2,P3|true|false|true|true" {
 		t.Fatalf("the console shows %q", got)
 	}
+	// a call the camera only guessed is marked, and says why
+	evalUntil(t, ctx, "the unsure call", `(() => { const r = document.querySelector('#feed li.unsure .rule'); return r ? r.textContent + '|' + r.title : ''; })()`,
+		10*time.Second, func(s string) bool { return s == "T3a?|Rule T3a, unsure: "+why })
 	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.ID("noplay"))); err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func (g *TilesGame) Apply(o tiles.Observation) (tiles.Verdict, error) {
 		player = o.Player
 	}
 	g.feed = append(g.feed, FeedItem{Seq: v.Seq, Round: g.ref.State().Round, Time: g.now(), Kind: referee.Kind(o.Kind), By: o.By,
-		Status: referee.Status(v.Status), Rule: referee.Rule(v.Rule), Reason: v.Reason, Player: player})
+		Status: referee.Status(v.Status), Rule: referee.Rule(v.Rule), Reason: v.Reason, Player: player, Unsure: v.Unsure})
 	if n := len(g.feed) - g.feedLen; n > 0 {
 		g.feed = slices.Delete(g.feed, 0, n)
 	}

@@ -25,6 +25,7 @@ type tilesCall struct {
 	Rule   tiles.Rule    `json:"rule"`
 	Fields []tiles.Field `json:"fields,omitempty"`
 	Reason string        `json:"reason"`
+	Unsure string        `json:"unsure,omitempty"` // the call is a guess: why
 }
 
 // tilesRefereeResult is `tiles referee`'s result.json: the match as
@@ -210,7 +211,7 @@ func (p *tilesPrinter) print(tv ttable.Verdict) {
 			p.called = slices.DeleteFunc(p.called, func(c tilesCall) bool { return c.Seq == v.Withdraws })
 		}
 		if v.Status == tiles.StatusViolation {
-			p.called = append(p.called, tilesCall{Seq: v.Seq, Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason})
+			p.called = append(p.called, tilesCall{Seq: v.Seq, Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason, Unsure: v.Unsure})
 		}
 	}
 	line := tilesLine{Obs: o}
@@ -226,6 +227,9 @@ func (p *tilesPrinter) print(tv ttable.Verdict) {
 		}
 	case line.Verdict != nil:
 		fmt.Fprintf(p.out, "%7d ms  %-10s %-9s %-3s %s\n", o.TimeMS, o.Kind, v.Status, v.Rule, v.Reason)
+		if v.Unsure != "" {
+			fmt.Fprintf(p.out, "%7s     unsure: %s\n", "", v.Unsure)
+		}
 	default:
 		fmt.Fprintf(p.out, "%7d ms  %-10s refused: %s\n", o.TimeMS, o.Kind, line.Error)
 	}

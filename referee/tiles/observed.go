@@ -45,6 +45,10 @@ type Observation struct {
 	Layout   *Layout   `json:"layout,omitempty"`
 	Stones   []Field   `json:"stones,omitempty"`
 	By       string    `json:"by,omitempty"` // who reported it: camera, operator, sim
+	// Unsure says what the camera could not tell about it, when it is one
+	// of ways that fit what was seen equally well (the one the rules make
+	// likelier, or the first).
+	Unsure string `json:"unsure,omitempty"`
 }
 
 // Status classifies a verdict.
@@ -71,6 +75,9 @@ type Verdict struct {
 	// Withdraws is the Seq of an earlier call of this round that this
 	// verdict withdraws: the play was legal after all.
 	Withdraws int `json:"withdraws,omitempty"`
+	// Unsure is a call's doubt: the observation it judged was a guess
+	// (Observation.Unsure), so the call may belong to another play.
+	Unsure string `json:"unsure,omitempty"`
 }
 
 // Phase is where the observed match stands.
@@ -148,6 +155,9 @@ func (r *Referee) Apply(o Observation) (Verdict, error) {
 		return Verdict{}, err
 	}
 	v.Seq = r.seq + 1
+	if v.Status == StatusViolation {
+		v.Unsure = o.Unsure
+	}
 	if r.log != nil {
 		line, err := encodeEntry(Entry{Seq: v.Seq, Obs: o, Verdict: v})
 		if err != nil {

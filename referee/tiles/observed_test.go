@@ -71,6 +71,28 @@ func TestTiles_Observed_VerdictsNameTheRule(t *testing.T) {
 	}
 }
 
+// TestTiles_T3a_GuessedMoveMakesAnUnsureCall: a stone's move the camera
+// only guessed (Observation.Unsure) that breaks a rule is called, and
+// the call says it is a guess; a legal play says nothing of it.
+func TestTiles_T3a_GuessedMoveMakesAnUnsureCall(t *testing.T) {
+	obs, _ := script(t)
+	const why = "the stone was not seen on the card: its one wrong step may have been onto the next card instead"
+	obs[2].Unsure, obs[3].Unsure = why, why // the legal card, the stone moved wrongly
+	r := New()
+	for i, o := range obs[:4] {
+		v, err := r.Apply(o)
+		if err != nil {
+			t.Fatalf("%s: %v", o.Kind, err)
+		}
+		switch {
+		case i == 2 && (v.Status != StatusOK || v.Unsure != ""):
+			t.Errorf("legal card: %+v, want ok and no doubt", v)
+		case i == 3 && (v.Status != StatusViolation || v.Rule != T3a || v.Unsure != why):
+			t.Errorf("stone moved wrongly on a guess: %+v, want a T3a call marked unsure", v)
+		}
+	}
+}
+
 func TestTiles_Observed_LogReplaysToTheSameState(t *testing.T) {
 	obs, _ := script(t)
 	var log bytes.Buffer

@@ -1164,6 +1164,9 @@ func callText(v tiles.Verdict) string {
 	if v.Rule != "" {
 		s += " " + string(v.Rule)
 	}
+	if v.Unsure != "" {
+		s += "?" // a guess: the page says why
+	}
 	return s + ": " + v.Reason
 }
 

@@ -1063,9 +1063,12 @@ type via struct {
 	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
 	// the next card met the stone's field here at a corner only (T2d)
 	cornered bool
-	wrong    bool  // its colours are not its fields' (T2a)
-	t        int64 // when it was seen whole
-	first    int64 // when a half of it was first seen
+	wrong    bool // its colours are not its fields' (T2a)
+	// the wrong step was taken to be here, though a way as good puts it on
+	// the card the stone was seen on (pickWay)
+	doubt bool
+	t     int64 // when it was seen whole
+	first int64 // when a half of it was first seen
 }
 
 // maxVias is the most pieces a stone is taken to have stood on unseen
@@ -1507,7 +1510,8 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 			best = append(best, wy)
 		}
 	}
-	if len(best) > 1 { // the stone went on to this card's farther colour (T3a)
+	tied := len(best) > 1
+	if tied { // the stone went on to this card's farther colour (T3a)
 		best = slices.DeleteFunc(best, func(wy []via) bool {
 			last := wy[len(wy)-1].at
 			return !touch(last, p) || touch(last, to)
@@ -1516,7 +1520,16 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(best) != 1 {
 		return nil, false
 	}
-	return best[0], true
+	way := best[0]
+	if tied && fewest > 0 {
+		// a way as good put the wrong step on this card: the camera did
+		// not see which, and the call on the stop is a guess
+		way = slices.Clone(way)
+		if k := slices.IndexFunc(way, func(v via) bool { return v.nearer }); k >= 0 {
+			way[k].doubt = true
+		}
+	}
+	return way, true
 }
 
 // irregular counts the stops of a way that a stone makes only when
@@ -1632,9 +1645,22 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 				v.pair.obs = nil
 			}
 		}
-		out = append(out, tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"})
+		out = append(out, w.stop(v, it, p, tMS))
 	}
 	return out, true
+}
+
+// stop is the stone of move it standing on via v, unseen, on its way to
+// the card on p and it.to; unsure when a way as good puts its wrong step
+// on that card instead (pickWay).
+func (w *Watcher) stop(v via, it *item, p tiles.Field, tMS int64) tiles.Observation {
+	o := tiles.Observation{Kind: tiles.ObsStone, TimeMS: tMS, Stone: it.stone + 1, Fields: []tiles.Field{v.at}, By: "camera"}
+	if v.doubt {
+		o.Unsure = fmt.Sprintf("the stone was not seen on the card at %v-%v: its one wrong step may have been onto the card at %v-%v instead",
+			v.card[0], v.card[1], p, it.to)
+		w.unsure(tMS, "%s", o.Unsure)
+	}
+	return o
 }
 
 // coveredColour is the colour taken for the half on g, covered at once,

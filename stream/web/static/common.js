@@ -73,9 +73,9 @@ const Ligretto = (() => {
       return;
     }
     for (const f of items) {
-      list.append(el('li', { class: `item s-${f.status}` },
+      list.append(el('li', { class: `item s-${f.status}${f.unsure ? ' unsure' : ''}` },
         el('span', { class: 'chip', text: statusNames[f.status] || f.status }),
-        f.rule ? el('span', { class: 'rule', text: f.rule, title: `Rule ${f.rule}` }) : null,
+        f.rule ? el('span', { class: 'rule', text: f.unsure ? `${f.rule}?` : f.rule, title: f.unsure ? `Rule ${f.rule}, unsure: ${f.unsure}` : `Rule ${f.rule}` }) : null,
         el('span', { class: 'reason', text: f.reason }),
         el('span', { class: 'when', text: `R${f.round} · ${timeOf(f.time)}` })));
     }
