@@ -597,3 +597,117 @@ func TestLoop_T2d_OrderPuttingACardAtAnotherStoneThanTheOneSeenOnItCounts(t *tes
 	}
 	t.Fatal("no card at stone 1's corner legal at stone 2 after a card there")
 }
+
+// TestLoop_T3b_RelocationSeenLateUnderAnotherStonesName: a blocked stone
+// is relocated (T3b) and the camera sees it land only after the loop has
+// assumed it onto the card's other field, and reports the move under
+// another stone's name: the watcher had the two swapped. The move is the
+// relocated stone's, turned onto the field seen, and the swap kept for
+// the moves after: nothing is called wrong, and the round is scored as
+// the simulator did (held-out 1229 r2: the other stone was called T3a,
+// moved onto no card, and the next card at it T2b).
+func TestLoop_T3b_RelocationSeenLateUnderAnotherStonesName(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		for seed := uint64(1); seed <= 300; seed++ {
+			res, events, clean := cleanRound(t, players, seed)
+			if !clean {
+				continue
+			}
+			i, k := lateRelocation(events)
+			if i < 0 {
+				continue
+			}
+			l, ref, vs := simLoop(t, players, res.Settings)
+			e := events[i]
+			lateAt := e.TimeMS + StoneWaitMS + 500
+			swap := func(s int) int {
+				switch s {
+				case e.Stone:
+					return k
+				case k:
+					return e.Stone
+				}
+				return s
+			}
+			var late *tiles.Observation
+			for j, ev := range events {
+				if late != nil && ev.TimeMS > lateAt {
+					l.tick(lateAt)
+					l.applySeen([]tiles.Observation{*late})
+					late = nil
+				}
+				l.tick(ev.TimeMS)
+				obs := cameraSaw(ev, ev.TimeMS)
+				for n := range obs {
+					if j >= i && obs[n].Kind == tiles.ObsStone {
+						obs[n].Stone, obs[n].By = swap(obs[n].Stone), "camera"
+					}
+				}
+				if j == i {
+					lay := obs[0]
+					other := e.Fields[0]
+					if other == *e.StoneTo {
+						other = e.Fields[1]
+					}
+					if lay.Fields[0] != other { // the loop assumes the stone onto the field listed first
+						lay.Fields[0], lay.Fields[1] = lay.Fields[1], lay.Fields[0]
+						lay.Colours[0], lay.Colours[1] = lay.Colours[1], lay.Colours[0]
+					}
+					move := obs[1]
+					move.TimeMS = lateAt
+					late, obs = &move, []tiles.Observation{lay}
+				}
+				l.applySeen(obs)
+			}
+			l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+			l.Close()
+			seenLate := slices.ContainsFunc(*vs, func(v Verdict) bool {
+				return v.Obs.Kind == tiles.ObsStone && v.Obs.TimeMS == lateAt && v.Obs.Stone == e.Stone && v.Verdict.Rule == tiles.T3b
+			})
+			if !seenLate {
+				t.Errorf("seed %d: the move seen late was not taken as stone %d's relocation", seed, e.Stone)
+			}
+			scoredAsSimulated(t, seed, *vs, ref, res)
+			return
+		}
+	}
+	t.Fatal("no simulated round without wrong plays relocates a stone that rests long enough")
+}
+
+// lateRelocation finds, for TestLoop_T3b_RelocationSeenLateUnderAnotherStonesName,
+// a relocation (its event's index: a card beside no field of the stone's
+// that takes it) after which neither the stone nor another one (k) moves
+// until well after the loop assumes its move; -1 if none.
+func lateRelocation(events []tilesim.Event) (i, k int) {
+	var at []tiles.Field
+	for i, e := range events {
+		if e.Kind == tilesim.EvRound {
+			at = slices.Clone(e.Stones)
+		}
+		if e.Kind != tilesim.EvLay || e.StoneTo == nil || e.Stone < 1 || len(at) != tiles.Stones {
+			continue
+		}
+		from := at[e.Stone-1]
+		at[e.Stone-1] = *e.StoneTo
+		if slices.ContainsFunc(e.Fields, from.Adjacent) {
+			continue
+		}
+		quiet := func(s int) bool {
+			for _, x := range events[i+1:] {
+				if x.TimeMS > e.TimeMS+StoneWaitMS+1500 {
+					return true
+				}
+				if x.Stone == s {
+					return false
+				}
+			}
+			return false
+		}
+		for k := 1; k <= tiles.Stones; k++ {
+			if k != e.Stone && quiet(e.Stone) && quiet(k) {
+				return i, k
+			}
+		}
+	}
+	return -1, 0
+}

@@ -29,10 +29,42 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 		return err == nil && v == nil && t.Awaited(s)
 	})
 	if k == 0 {
-		return o
+		return l.relocationSeenLate(o)
 	}
 	l.log.Info("a stone's move named by where it went", slog.Int64("t_ms", o.TimeMS),
 		slog.Int("seen_as", o.Stone), slog.Int("stone", k), slog.String("to", o.Fields[0].String()))
+	o.Stone = k
+	return o
+}
+
+// relocationSeenLate names seen move o, which its stone cannot make, for
+// the one stone the loop assumed onto one field of the card relocating it
+// (T3b, assumeStone) that stands there still and may go onto o's, the
+// other: the camera saw the relocation late, and the watcher had the two
+// stones swapped since, so the swap is kept (rename) and noted as unsure.
+func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
+	t := l.playingTable()
+	to := o.Fields[0]
+	if o.By != "camera" {
+		return o
+	}
+	k := otherStone(o.Stone, func(s int) bool {
+		a := l.assumed[s-1]
+		if a == nil || len(a.relocating) != 2 || a.to == to || !slices.Contains(a.relocating, to) ||
+			t.Stones()[s-1].At != a.to || t.Awaited(s) {
+			return false
+		}
+		_, v, err := t.CheckStone(s, to)
+		return err == nil && v == nil
+	})
+	if k == 0 {
+		return o
+	}
+	a := l.assumed[k-1]
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen moving onto %v, where it cannot go: taken as stone %d, assumed onto %v of the card relocating it, seen late onto its other field (stones swapped, T3b)",
+		o.TimeMS, o.Stone, to, k, a.to))
+	l.rename(o.Stone, k)
+	a.to, a.turned = to, true
 	o.Stone = k
 	return o
 }
