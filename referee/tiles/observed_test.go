@@ -198,6 +198,49 @@ func TestTiles_T2b_StoneOntoACardBesideNoStoneWithdrawsTheCall(t *testing.T) {
 	}
 }
 
+// TestTiles_T3a_StoneOntoACardCalledBeforeItCameGoesOntoItsFartherColour:
+// a card called T2b, laid before the card that brought a stone beside it
+// (the camera saw it first), takes the stone that then moves onto it: the
+// call is withdrawn. It lies by the stone where the referee has it, so
+// the stone goes onto its farther colour (T3a): onto the nearer one, the
+// move is called (dev 1234 r1: the call was withdrawn, the wrong move
+// not called).
+func TestTiles_T3a_StoneOntoACardCalledBeforeItCameGoesOntoItsFartherColour(t *testing.T) {
+	for _, c := range []struct {
+		to   Field
+		want Status
+	}{{Field{4, 4}, StatusOK}, {Field{4, 3}, StatusViolation}} {
+		obs, b := script(t)
+		r := New()
+		for _, o := range obs[:2] { // stone 1 stands on (2,2)
+			if _, err := r.Apply(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lay := func(tMS int64, p string, fs ...Field) Verdict {
+			v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: tMS, Player: p, Fields: fs, Colours: []Colour{b.Colour(fs[0]), b.Colour(fs[1])}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		called := lay(1000, "P2", Field{4, 3}, Field{4, 4})
+		if called.Rule != T2b {
+			t.Fatalf("the card seen first: %+v, want a T2b call", called)
+		}
+		if v := lay(1000, "P1", Field{3, 2}, Field{4, 2}); v.Status != StatusOK {
+			t.Fatalf("the card at stone 1: %+v", v)
+		}
+		if v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 1, Fields: []Field{{4, 2}}}); err != nil || v.Status != StatusOK {
+			t.Fatalf("stone 1 onto (4,2): %+v %v", v, err)
+		}
+		v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 2000, Stone: 1, Fields: []Field{c.to}})
+		if err != nil || v.Status != c.want || v.Withdraws != called.Seq || v.Player != "P2" || c.want == StatusViolation && v.Rule != T3a {
+			t.Errorf("stone 1 onto %v: %+v %v; want %s, withdrawing call %d", c.to, v, err, c.want, called.Seq)
+		}
+	}
+}
+
 // TestTiles_T2b_CardNamedForAStoneItDoesNotLieBy: a card the camera saw
 // a stone move onto, though it lies by no stone where the referee has
 // them, was laid at that stone (a card laid at it before was missed):

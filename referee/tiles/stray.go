@@ -55,7 +55,9 @@ func (g *game) strayOn(t *Table, stone int, f Field, tMS int64) *stray {
 // which stood elsewhere than the referee had it (a card laid at it was
 // missed), or a blocked stone relocated onto it (T3b; always so for a
 // card called T2d). The T2b or T2d call is withdrawn; the card's colours
-// are judged now (T2a).
+// are judged now (T2a), and, for a card that lies by the stone where the
+// referee has it (it came beside the card after the call), the colour
+// the stone went onto (T3a).
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq}
@@ -72,6 +74,11 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)
 	}
 	x := g.table.checkColours(l)
+	if far, near := farther(l.Fields, from); x == nil && s.corner == 0 && !s.late && o.Fields[0] == near && from.Adjacent(near) && !from.Adjacent(far) {
+		// it lies by the stone where the referee has it: the stone came
+		// beside it after it was judged, and goes onto its farther colour
+		x = violation(T3a, "stone %d goes onto the farther colour at %v, not to %v", o.Stone, far, near)
+	}
 	if x != nil {
 		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, v.Reason+"; but "+x.Reason
 	}
