@@ -49,6 +49,10 @@ type fieldTrack struct {
 	candSince int64
 	stoodOn   int64
 	freeAt    int64
+	// a card half first showed here, too briefly to believe (a hand
+	// passing over it): its look and when
+	glance   look
+	glanceAt int64
 }
 
 // cell is what the watcher has reported lying on a field.
@@ -88,6 +92,17 @@ type item struct {
 	// its piece (the card seen whole, the stone's card or joker) was first
 	// seen: a half of a card (a stone may have hidden the other)
 	seen int64
+	// a card seen whole: a half of it first showed, if only in a glance
+	// (glanced)
+	glanced int64
+}
+
+// shown is when a half of card it first showed, if only in a glance.
+func (it *item) shown() int64 {
+	if it.glanced > 0 && it.glanced < it.seen {
+		return it.glanced
+	}
+	return it.seen
 }
 
 // Watcher turns frames into observations for tiles.Referee. It is not
@@ -402,7 +417,8 @@ type halfSeen struct {
 const glimpseMS = 120
 
 // candidate notes look l on field f: held since it first showed, a
-// stone shown too briefly to believe is glimpsed there when it goes.
+// stone shown too briefly to believe is glimpsed there when it goes, and
+// a card half on a free field glanced at (glanced).
 func (w *Watcher) candidate(f tiles.Field, l look, tMS int64) {
 	ft := &w.fields[f.Y][f.X]
 	if l == ft.cand {
@@ -411,7 +427,21 @@ func (w *Watcher) candidate(f tiles.Field, l look, tMS int64) {
 	if ft.cand.stone() && !l.stone() && !ft.believed.stone() && tMS-ft.candSince >= glimpseMS {
 		w.glimpses[f] = tMS
 	}
+	if ft.cand.kind == lookCard && ft.believed.kind == lookFree && (ft.glance.colour != ft.cand.colour || ft.glanceAt < ft.freeAt) {
+		ft.glance, ft.glanceAt = ft.cand, ft.candSince
+	}
 	ft.cand, ft.candSince = l, tMS
+}
+
+// glanced is when the card half on f, first seen at seen, first showed
+// there in a glance too brief to believe (hands passing over it), since
+// the field last showed free and within pairWaitMS; seen if not.
+func (w *Watcher) glanced(f tiles.Field, seen int64) int64 {
+	ft := &w.fields[f.Y][f.X]
+	if ft.glance.colour == ft.believed.colour && ft.glanceAt > ft.freeAt && seen-ft.glanceAt <= pairWaitMS {
+		return min(seen, ft.glanceAt)
+	}
+	return seen
 }
 
 // regressed counts the fields that show the board again where a piece
@@ -1069,6 +1099,16 @@ type via struct {
 	doubt bool
 	t     int64 // when it was seen whole
 	first int64 // when a half of it was first seen
+	shown int64 // when a half of it first showed, if only in a glance (0: first)
+}
+
+// shownAt is when a half of piece v first showed, if only in a glance:
+// which card came first goes by it.
+func (v via) shownAt() int64 {
+	if v.shown > 0 && v.shown < v.first {
+		return v.shown
+	}
+	return v.first
 }
 
 // maxVias is the most pieces a stone is taken to have stood on unseen
@@ -1333,7 +1373,7 @@ func (w *Watcher) viaPieces(came, tMS int64) []via {
 		// a stone seen on it, not paired yet, came there: it is that stone's
 		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() &&
 			(came == 0 || pr.stoneSeen == 0 || pr.stoneSeen <= came+overlapMS) {
-			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen})
+			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen, shown: pr.shown()})
 		}
 	}
 	for f, t0 := range w.halves {
@@ -1446,7 +1486,7 @@ func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, n
 // the card seen at seen: not a card covered at once, which lies under a
 // later one whenever its half showed (hands may hide it until then).
 func outOfOrder(path []via, c via, seen int64) bool {
-	return len(path) > 0 && c.t+500 < path[len(path)-1].first || c.first > seen+500 && !c.covered
+	return len(path) > 0 && c.t+500 < path[len(path)-1].shownAt() || c.first > seen+500 && !c.covered
 }
 
 // stops are the fields of piece c a stone from cur (near it or not) may
@@ -1510,6 +1550,10 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 			best = append(best, wy)
 		}
 	}
+	if len(best) > 1 { // the cards in the order their halves first showed
+		least := slices.MinFunc(best, func(x, y []via) int { return cmp.Compare(inversions(x), inversions(y)) })
+		best = slices.DeleteFunc(best, func(wy []via) bool { return inversions(wy) > inversions(least) })
+	}
 	tied := len(best) > 1
 	if tied { // the stone went on to this card's farther colour (T3a)
 		best = slices.DeleteFunc(best, func(wy []via) bool {
@@ -1530,6 +1574,20 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 		}
 	}
 	return way, true
+}
+
+// inversions counts the pairs of pieces on a way that a stone stood on
+// before another whose half showed first.
+func inversions(wy []via) int {
+	n := 0
+	for i, v := range wy {
+		for _, u := range wy[i+1:] {
+			if u.shownAt() < v.shownAt() {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // irregular counts the stops of a way that a stone makes only when
@@ -1746,10 +1804,12 @@ func (w *Watcher) pairHalves(tMS int64) {
 			w.unsure(tMS, "card at %v-%v: its halves first seen %.1f s apart: reported late, its stone not judged", f, g, float64(w.halves[f]-t0)/1000)
 		}
 		first := min(w.halves[f], tg)
+		glanced := min(w.glanced(f, w.halves[f]), w.glanced(g, tg))
 		delete(w.halves, f)
 		delete(w.halves, g)
 		delete(w.orphans, g)
-		it := &item{t: tMS, seen: first, late: late, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour}}
+		it := &item{t: tMS, seen: first, late: late, halves: [2]tiles.Field{f, g}, colours: [2]tiles.Colour{l.colour, w.believed(g).colour},
+			glanced: glanced}
 		w.content[f.Y][f.X] = cell{kind: lookCard, colour: it.colours[0], partner: g}
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)

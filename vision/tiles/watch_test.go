@@ -1260,6 +1260,63 @@ func TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeen(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3a_HalfFirstSeenInAGlance: a card half that showed
+// for a frame or two between hands, too briefly to believe, was there
+// then: the card, seen whole later, showed first then, for the order of
+// the cards a stone went over unseen (dev 1234 r1: two hands hid it
+// 1.5 s, and the stone's way over it and the card laid after it was
+// lost, a legal card called T2d). A glance before the field showed free
+// again, or of another colour, is not the half's.
+func TestTilesVision_T3a_HalfFirstSeenInAGlance(t *testing.T) {
+	f, g := tiles.Field{X: 3, Y: 4}, tiles.Field{X: 4, Y: 4}
+	green, red := classColour[pxGreen], classColour[pxRed]
+	half := look{kind: lookCard, colour: red, open: sideTo(f, g)}
+	hand := look{kind: lookHidden, open: -1}
+	for _, c := range []struct {
+		name   string
+		glance look
+		freeAt int64
+		want   int64
+	}{
+		{"glanced", half, 0, 36333},
+		{"the field seen free since", half, 36500, 37866},
+		{"another colour", look{kind: lookCard, colour: classColour[pxYellow], open: half.open}, 0, 37866},
+	} {
+		w := boardSeen(12, green)
+		w.candidate(f, c.glance, 36333)
+		w.candidate(f, hand, 36400)
+		w.fields[f.Y][f.X].freeAt = c.freeAt
+		w.candidate(f, half, 37666)
+		w.takeLook(f, half, 37866)
+		if got := w.halves[f]; got != 37866 {
+			t.Errorf("%s: half believed at 37866 ms taken as first seen at %d", c.name, got)
+		}
+		it := item{seen: 37866, glanced: min(w.glanced(f, 37866), w.glanced(g, 37866))}
+		if got := it.shown(); got != c.want {
+			t.Errorf("%s: the card seen at 37866 ms shown first at %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestTilesVision_T3a_WaysInTheOrderTheCardsShowed: a stone from (4,5)
+// is seen onto a card on (4,3)-(4,2), over two cards unseen: by the rules
+// over (3,4)-(4,4), then onto the nearer colour of (2,3)-(3,3) (T3a); or
+// relocated onto (2,3)-(3,3), then over (3,4)-(4,4). One irregular step
+// each; the half of (3,4)-(4,4) showed first, so the stone went there
+// first, and nothing says it was a guess (dev 1234 r1).
+func TestTilesVision_T3a_WaysInTheOrderTheCardsShowed(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	pieces := []via{
+		{card: [2]tiles.Field{f(2, 3), f(3, 3)}, t: 37800, first: 36600},
+		{card: [2]tiles.Field{f(3, 4), f(4, 4)}, t: 37866, first: 36333},
+	}
+	ways := waysFrom(pieces, f(4, 5), f(4, 3), f(4, 2), 37200, false, nil)
+	got, ok := pickWay(ways, f(4, 3), f(4, 2), false)
+	if !ok || len(got) != 2 || got[0].at != f(3, 4) || got[1].at != f(3, 3) || !got[1].nearer || got[1].doubt {
+		t.Errorf("ways %v: picked %+v, %v; want over (3,4), then the nearer colour (3,3), sure", ways, got, ok)
+	}
+}
+
 // TestTilesVision_T3a_HalfKeepsWhenItWasFirstSeenUnderAStonesLook: a new
 // card half that looks like a stone a moment (an arm over it, or a stone
 // that stood on it) and then shows again the same is still the half seen
