@@ -57,7 +57,10 @@ func guessedCall(t *testing.T, g *TilesGame, why string) {
 		at := st.Stones[s].At
 		for _, f := range []tiles.Field{{X: at.X + 1, Y: at.Y}, {X: at.X - 1, Y: at.Y}, {X: at.X, Y: at.Y + 1}, {X: at.X, Y: at.Y - 1}} {
 			v, err := g.Apply(tiles.Observation{Kind: tiles.ObsStone, Stone: s + 1, Fields: []tiles.Field{f}, By: "camera", Unsure: why})
-			if err == nil && v.Status == tiles.StatusViolation {
+			if err == nil && v.Status != tiles.StatusViolation {
+				t.Fatalf("stone %d onto %v: %+v, want a call (no card awaits it)", s+1, f, v)
+			}
+			if err == nil {
 				if feed := g.State().Feed; feed[len(feed)-1].Unsure != why {
 					t.Fatalf("the feed's call %+v does not say it is a guess", feed[len(feed)-1])
 				}

@@ -45,9 +45,9 @@ type Observation struct {
 	Layout   *Layout   `json:"layout,omitempty"`
 	Stones   []Field   `json:"stones,omitempty"`
 	By       string    `json:"by,omitempty"` // who reported it: camera, operator, sim
-	// Unsure says what the camera could not tell about it, when it is one
-	// of ways that fit what was seen equally well (the one the rules make
-	// likelier, or the first).
+	// Unsure says what the camera could not tell about it: it is one of
+	// several ways that fit what was seen equally well, taken by a rule of
+	// thumb.
 	Unsure string `json:"unsure,omitempty"`
 }
 

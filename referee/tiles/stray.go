@@ -69,12 +69,15 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 		v.Rule = T3b
 		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
 			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
+	case from.Adjacent(l.Fields[0]) || from.Adjacent(l.Fields[1]):
+		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, which it came beside after the call: laid at that stone, so the %s call is withdrawn",
+			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
 	default:
 		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)
 	}
 	x := g.table.checkColours(l)
-	if far, near := farther(l.Fields, from); x == nil && s.corner == 0 && !s.late && o.Fields[0] == near && from.Adjacent(near) && !from.Adjacent(far) {
+	if far, near := farther(l.Fields, from); x == nil && s.corner == 0 && !s.late && o.Fields[0] == near && from.Adjacent(near) {
 		// it lies by the stone where the referee has it: the stone came
 		// beside it after it was judged, and goes onto its farther colour
 		x = violation(T3a, "stone %d goes onto the farther colour at %v, not to %v", o.Stone, far, near)

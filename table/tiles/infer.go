@@ -1165,7 +1165,7 @@ func callText(v tiles.Verdict) string {
 		s += " " + string(v.Rule)
 	}
 	if v.Unsure != "" {
-		s += "?" // a guess: the page says why
+		s += "?" // a guess (the referee's JSON and the pages say why)
 	}
 	return s + ": " + v.Reason
 }

@@ -38,10 +38,11 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 }
 
 // relocationSeenLate names seen move o, which its stone cannot make, for
-// the one stone the loop assumed onto one field of the card relocating it
-// (T3b, assumeStone) that stands there still and may go onto o's, the
-// other: the camera saw the relocation late, and the watcher had the two
-// stones swapped since, so the swap is kept (rename) and noted as unsure.
+// the one stone the loop lately assumed onto one field of the card
+// relocating it (T3b, assumeStone) that stands there still and may go
+// onto o's, the other: the camera saw the relocation late, and the
+// watcher had the two stones swapped since, so the swap is kept (rename)
+// and noted as unsure.
 func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
 	t := l.playingTable()
 	to := o.Fields[0]
@@ -50,7 +51,7 @@ func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
 	}
 	k := otherStone(o.Stone, func(s int) bool {
 		a := l.assumed[s-1]
-		if a == nil || len(a.relocating) != 2 || a.to == to || !slices.Contains(a.relocating, to) ||
+		if a == nil || len(a.relocating) != 2 || a.to == to || !slices.Contains(a.relocating, to) || l.now-a.at > 2*StoneWaitMS ||
 			t.Stones()[s-1].At != a.to || t.Awaited(s) {
 			return false
 		}
@@ -60,11 +61,10 @@ func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
 	if k == 0 {
 		return o
 	}
-	a := l.assumed[k-1]
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen moving onto %v, where it cannot go: taken as stone %d, assumed onto %v of the card relocating it, seen late onto its other field (stones swapped, T3b)",
-		o.TimeMS, o.Stone, to, k, a.to))
+		o.TimeMS, o.Stone, to, k, l.assumed[k-1].to))
 	l.rename(o.Stone, k)
-	a.to, a.turned = to, true
+	l.assumed[k-1] = nil // seen now
 	o.Stone = k
 	return o
 }

@@ -427,7 +427,8 @@ func (w *Watcher) candidate(f tiles.Field, l look, tMS int64) {
 	if ft.cand.stone() && !l.stone() && !ft.believed.stone() && tMS-ft.candSince >= glimpseMS {
 		w.glimpses[f] = tMS
 	}
-	if ft.cand.kind == lookCard && ft.believed.kind == lookFree && (ft.glance.colour != ft.cand.colour || ft.glanceAt < ft.freeAt) {
+	if ft.cand.kind == lookCard && ft.believed.kind == lookFree &&
+		(ft.glance.colour != ft.cand.colour || ft.glanceAt < ft.freeAt || ft.candSince-ft.glanceAt > pairWaitMS) {
 		ft.glance, ft.glanceAt = ft.cand, ft.candSince
 	}
 	ft.cand, ft.candSince = l, tMS
@@ -1486,7 +1487,7 @@ func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, n
 // the card seen at seen: not a card covered at once, which lies under a
 // later one whenever its half showed (hands may hide it until then).
 func outOfOrder(path []via, c via, seen int64) bool {
-	return len(path) > 0 && c.t+500 < path[len(path)-1].shownAt() || c.first > seen+500 && !c.covered
+	return len(path) > 0 && c.t+500 < path[len(path)-1].first || c.first > seen+500 && !c.covered
 }
 
 // stops are the fields of piece c a stone from cur (near it or not) may
@@ -1513,8 +1514,11 @@ func (c via) stops(cur tiles.Field, near bool) (at, nearer []tiles.Field) {
 // the nearer colour, a corner), the move seen onto the card's nearer
 // colour counted too, and, when wrong (the card's colours are not its
 // fields'), the card judged T2a beside its stop, as is a wrong card on
-// the way past its first stop; then the one on which the stone went on
-// to the card's farther colour (T3a); false if not one.
+// the way past its first stop; of several still, the one that takes
+// the cards in the order their halves first showed, then the one on
+// which the stone went on to the card's farther colour (T3a); false if
+// not one. A way picked from several as good has its wrong stop on a
+// nearer colour marked a guess (doubt).
 func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(ways) == 0 {
 		return nil, true
@@ -1550,12 +1554,12 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 			best = append(best, wy)
 		}
 	}
-	if len(best) > 1 { // the cards in the order their halves first showed
+	tied := len(best) > 1
+	if tied { // the cards in the order their halves first showed
 		least := slices.MinFunc(best, func(x, y []via) int { return cmp.Compare(inversions(x), inversions(y)) })
 		best = slices.DeleteFunc(best, func(wy []via) bool { return inversions(wy) > inversions(least) })
 	}
-	tied := len(best) > 1
-	if tied { // the stone went on to this card's farther colour (T3a)
+	if len(best) > 1 { // the stone went on to this card's farther colour (T3a)
 		best = slices.DeleteFunc(best, func(wy []via) bool {
 			last := wy[len(wy)-1].at
 			return !touch(last, p) || touch(last, to)
@@ -1566,8 +1570,10 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	}
 	way := best[0]
 	if tied && fewest > 0 {
-		// a way as good put the wrong step on this card: the camera did
-		// not see which, and the call on the stop is a guess
+		// a way as good put the wrong step elsewhere: the camera did not
+		// see which, and the call on the stop is a guess (a stop on a
+		// nearer colour, T3a; a way ending at a corner calls the next
+		// card, T2d, which is not marked)
 		way = slices.Clone(way)
 		if k := slices.IndexFunc(way, func(v via) bool { return v.nearer }); k >= 0 {
 			way[k].doubt = true
@@ -1805,6 +1811,7 @@ func (w *Watcher) pairHalves(tMS int64) {
 		}
 		first := min(w.halves[f], tg)
 		glanced := min(w.glanced(f, w.halves[f]), w.glanced(g, tg))
+		w.fields[f.Y][f.X].glanceAt, w.fields[g.Y][g.X].glanceAt = 0, 0 // used: a card over this one is new
 		delete(w.halves, f)
 		delete(w.halves, g)
 		delete(w.orphans, g)
