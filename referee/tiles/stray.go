@@ -60,6 +60,8 @@ func (g *game) strayOn(t *Table, stone int, f Field, tMS int64) *stray {
 // the stone went onto (T3a).
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
+	far, near := farther(l.Fields, from)
+	beside := from.Adjacent(near) // the stone came beside the card after the call
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq}
 	switch {
 	case s.late:
@@ -69,7 +71,7 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 		v.Rule = T3b
 		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
 			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
-	case from.Adjacent(l.Fields[0]) || from.Adjacent(l.Fields[1]):
+	case beside:
 		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, which it came beside after the call: laid at that stone, so the %s call is withdrawn",
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
 	default:
@@ -77,9 +79,8 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)
 	}
 	x := g.table.checkColours(l)
-	if far, near := farther(l.Fields, from); x == nil && s.corner == 0 && !s.late && o.Fields[0] == near && from.Adjacent(near) {
-		// it lies by the stone where the referee has it: the stone came
-		// beside it after it was judged, and goes onto its farther colour
+	if x == nil && s.corner == 0 && !s.late && beside && o.Fields[0] == near {
+		// it lies by the stone where the referee has it: onto its farther colour
 		x = violation(T3a, "stone %d goes onto the farther colour at %v, not to %v", o.Stone, far, near)
 	}
 	if x != nil {

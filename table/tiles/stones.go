@@ -44,11 +44,10 @@ func (l *Loop) identify(o tiles.Observation) tiles.Observation {
 // watcher had the two stones swapped since, so the swap is kept (rename)
 // and noted as unsure.
 func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
-	t := l.playingTable()
-	to := o.Fields[0]
 	if o.By != "camera" {
 		return o
 	}
+	t, to := l.playingTable(), o.Fields[0]
 	k := otherStone(o.Stone, func(s int) bool {
 		a := l.assumed[s-1]
 		if a == nil || len(a.relocating) != 2 || a.to == to || !slices.Contains(a.relocating, to) || l.now-a.at > 2*StoneWaitMS ||

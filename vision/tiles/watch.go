@@ -97,14 +97,6 @@ type item struct {
 	glanced int64
 }
 
-// shown is when a half of card it first showed, if only in a glance.
-func (it *item) shown() int64 {
-	if it.glanced > 0 && it.glanced < it.seen {
-		return it.glanced
-	}
-	return it.seen
-}
-
 // Watcher turns frames into observations for tiles.Referee. It is not
 // safe for concurrent use.
 type Watcher struct {
@@ -1095,8 +1087,8 @@ type via struct {
 	// the next card met the stone's field here at a corner only (T2d)
 	cornered bool
 	wrong    bool // its colours are not its fields' (T2a)
-	// the wrong step was taken to be here, though a way as good puts it on
-	// the card the stone was seen on (pickWay)
+	// the wrong step was taken to be here, though a way as good puts it
+	// elsewhere (pickWay)
 	doubt bool
 	t     int64 // when it was seen whole
 	first int64 // when a half of it was first seen
@@ -1374,7 +1366,7 @@ func (w *Watcher) viaPieces(came, tMS int64) []via {
 		// a stone seen on it, not paired yet, came there: it is that stone's
 		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() &&
 			(came == 0 || pr.stoneSeen == 0 || pr.stoneSeen <= came+overlapMS) {
-			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen, shown: pr.shown()})
+			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen, shown: pr.glanced})
 		}
 	}
 	for f, t0 := range w.halves {

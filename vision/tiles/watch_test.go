@@ -1291,8 +1291,8 @@ func TestTilesVision_T3a_HalfFirstSeenInAGlance(t *testing.T) {
 		if got := w.halves[f]; got != 37866 {
 			t.Errorf("%s: half believed at 37866 ms taken as first seen at %d", c.name, got)
 		}
-		it := item{seen: 37866, glanced: min(w.glanced(f, 37866), w.glanced(g, 37866))}
-		if got := it.shown(); got != c.want {
+		card := via{first: 37866, shown: min(w.glanced(f, 37866), w.glanced(g, 37866))}
+		if got := card.shownAt(); got != c.want {
 			t.Errorf("%s: the card seen at 37866 ms shown first at %d, want %d", c.name, got, c.want)
 		}
 	}
