@@ -1119,7 +1119,11 @@ const maxVias = 3
 // piece another stone was first seen on later. The way is for move it,
 // to report (nil: to weigh a pairing).
 func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item) ([]via, bool) {
-	pieces := w.coveredPieces(w.viaPieces(came, tMS), p, to, it, seen, tMS)
+	at := tMS
+	if it != nil {
+		at = min(at, it.t) // a move waiting to report keeps the pieces it had
+	}
+	pieces := w.coveredPieces(w.viaPieces(came, at), p, to, it, seen, tMS)
 	for k := range pieces {
 		pieces[k].wrong = w.wrongPiece(pieces[k])
 	}
@@ -1356,15 +1360,15 @@ func coveredFirst(wy []via, p, to tiles.Field) bool {
 	return true
 }
 
-// viaPieces lists the pieces seen whole lately with no stone come onto
-// them, in the order seen: cards reported or pending, jokers pending. A
-// card a stone was seen on only after came (the moving stone stood on its
-// new field by then) had another stone on it.
-func (w *Watcher) viaPieces(came, tMS int64) []via {
+// viaPieces lists the pieces seen whole within recentMS before at with
+// no stone come onto them, in the order seen: cards reported or pending,
+// jokers pending. A card a stone was seen on only after came (the moving
+// stone stood on its new field by then) had another stone on it.
+func (w *Watcher) viaPieces(came, at int64) []via {
 	var pieces []via
 	for _, pr := range w.pairs {
 		// a stone seen on it, not paired yet, came there: it is that stone's
-		if tMS-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() &&
+		if at-pr.t <= recentMS && pr.pairStone == 0 && !w.believed(pr.halves[0]).stone() && !w.believed(pr.halves[1]).stone() &&
 			(came == 0 || pr.stoneSeen == 0 || pr.stoneSeen <= came+overlapMS) {
 			pieces = append(pieces, via{card: pr.halves, pair: pr, t: pr.t, first: pr.seen, shown: pr.glanced})
 		}
@@ -1813,7 +1817,8 @@ func (w *Watcher) pairHalves(tMS int64) {
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)
 		if !late { // the stone may have been and gone: no way it went is built on it
-			w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return tMS-p.t > recentMS }), it)
+			// kept while a move seen within recentMS may wait to report
+			w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return tMS-p.t > recentMS+hiddenWaitMS }), it)
 		}
 		w.readCard(it, tMS)
 	}

@@ -1924,3 +1924,26 @@ func TestTilesVision_T3a_StoneStoodOnAndFieldSeenFree(t *testing.T) {
 		}
 	}
 }
+
+// TestTilesVision_T3b_WaitingMoveKeepsTheRelocationItsWayBeganWith: a
+// blocked stone relocated onto a card (T3b) went on, unseen, over a second
+// card onto a third, where it was seen. Its move waits to report (the
+// cards' frames are read first) past the time the relocating card stops
+// counting as seen lately: the way keeps it, measured from when the move
+// was seen (held-out 1265 r1: the way lost its first stop, and the stone
+// taken onto the relocation's other field made a legal move look T3a).
+func TestTilesVision_T3b_WaitingMoveKeepsTheRelocationItsWayBeganWith(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	w := boardSeen(12, classColour[pxGreen])
+	w.stones = [tiles.Stones]tiles.Field{f(5, 0), f(9, 7), f(0, 11), f(11, 0)}
+	reloc := &item{t: 1266, seen: 1266, halves: [2]tiles.Field{f(10, 9), f(11, 9)}, done: true}
+	next := &item{t: 3733, seen: 3066, halves: [2]tiles.Field{f(10, 8), f(11, 8)}, done: true}
+	move := &item{t: 4733, move: true, stone: 1, from: f(1, 2), to: f(9, 7)}
+	w.items, w.pairs = []*item{reloc, next, move}, []*item{reloc, next}
+	for _, tMS := range []int64{4733, 4733 + recentMS} {
+		vias, sure := w.findVias(f(1, 2), f(10, 7), f(9, 7), 3933, 4000, tMS, move)
+		if !sure || len(vias) != 2 || vias[0].at != f(11, 9) || vias[1].at != f(10, 8) {
+			t.Errorf("at %d ms: way %+v (sure %v), want over (11,9) and (10,8)", tMS, vias, sure)
+		}
+	}
+}
