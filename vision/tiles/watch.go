@@ -1106,7 +1106,7 @@ func (v via) shownAt() int64 {
 
 // maxVias is the most pieces a stone is taken to have stood on unseen
 // between two sightings.
-const maxVias = 3
+const maxVias = 4
 
 // findVias finds the pieces a stone leaving field a for the card on p and
 // to (first seen at seen) stood on unseen, in order: pieces seen whole
@@ -1152,6 +1152,16 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 			ways = plain
 			if len(plain) == 0 {
 				ways = cornered
+			}
+		}
+	} else if slices.ContainsFunc(ways, func(wy []via) bool { return slices.ContainsFunc(wy, func(v via) bool { return v.nearer }) }) {
+		// a stone onto a nearer colour (T3a), then a card laid by it, is
+		// as likely as the stone on the farther colour and the card met
+		// at its corner (T2d): both are weighed, and the one taken is a
+		// guess (pickWay)
+		for _, wy := range w.agreeing(waysFrom(pieces, a, p, to, seen, true, w.glimpsed)) {
+			if slices.ContainsFunc(wy, func(v via) bool { return v.cornered }) {
+				ways = append(ways, wy)
 			}
 		}
 	}
@@ -1511,9 +1521,10 @@ func (c via) stops(cur tiles.Field, near bool) (at, nearer []tiles.Field) {
 // colour counted too, and, when wrong (the card's colours are not its
 // fields'), the card judged T2a beside its stop, as is a wrong card on
 // the way past its first stop; of several still, the one that takes
-// the cards in the order their halves first showed, then the one on
-// which the stone went on to the card's farther colour (T3a); false if
-// not one. A way picked from several as good has its wrong stop on a
+// the cards in the order their halves first showed, then one with a
+// stop on a nearer colour over one with a corner, then the one on which
+// the stone went on to the card's farther colour (T3a); false if not
+// one. A way picked from several as good has its wrong stop on a
 // nearer colour marked a guess (doubt).
 func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if len(ways) == 0 {
@@ -1554,6 +1565,14 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 	if tied { // the cards in the order their halves first showed
 		least := slices.MinFunc(best, func(x, y []via) int { return cmp.Compare(inversions(x), inversions(y)) })
 		best = slices.DeleteFunc(best, func(wy []via) bool { return inversions(wy) > inversions(least) })
+	}
+	nearer := func(wy []via) bool { return slices.ContainsFunc(wy, func(v via) bool { return v.nearer }) }
+	if len(best) > 1 && slices.ContainsFunc(best, nearer) {
+		// the stone onto a nearer colour (T3a) rather than a card met at
+		// a corner (T2d): a guess either way
+		best = slices.DeleteFunc(best, func(wy []via) bool {
+			return !nearer(wy) && slices.ContainsFunc(wy, func(v via) bool { return v.cornered })
+		})
 	}
 	if len(best) > 1 { // the stone went on to this card's farther colour (T3a)
 		best = slices.DeleteFunc(best, func(wy []via) bool {

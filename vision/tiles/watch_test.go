@@ -1947,3 +1947,41 @@ func TestTilesVision_T3b_WaitingMoveKeepsTheRelocationItsWayBeganWith(t *testing
 		}
 	}
 }
+
+// TestTilesVision_T3a_NearerColourOrCornerIsAGuess: a stone went, unseen,
+// over a card, and the next card lies beside the card's nearer colour
+// and at the corner of its farther one; the stone was seen on it. Either
+// the stone went onto the nearer colour (T3a) and the card was laid by
+// it, or onto the farther and the card met it at a corner (T2d): one
+// wrong play either way, nothing seen tells which. The stop on the nearer
+// colour is taken, as before, and its call is marked a guess (dev 1057
+// r1, 1074 r1: it was the corner; 1193 r1, 1212 r1: the nearer colour).
+func TestTilesVision_T3a_NearerColourOrCornerIsAGuess(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	w := boardSeen(12, classColour[pxGreen])
+	w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(6, 4), f(0, 11), f(11, 0)}
+	first := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(7, 5), f(7, 6)}, done: true}
+	w.items, w.pairs = []*item{first}, []*item{first}
+	vias, sure := w.findVias(f(8, 5), f(6, 5), f(6, 4), 1100, 1200, 2000, nil)
+	if !sure || len(vias) != 1 || vias[0].at != f(7, 5) || !vias[0].nearer || !vias[0].doubt {
+		t.Errorf("way %+v (sure %v), want the stone on the nearer colour (7,5), marked a guess", vias, sure)
+	}
+}
+
+// TestTilesVision_T3a_FourCardsOnAnUnseenWay: a stone went over four
+// cards, each laid at it in turn and each onto its farther colour, while
+// hands hid it, and was seen on the fifth: the way takes all four, not a
+// relocation onto the second (dev 1248 r1).
+func TestTilesVision_T3a_FourCardsOnAnUnseenWay(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	w := boardSeen(12, classColour[pxGreen])
+	w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(10, 5), f(0, 11), f(11, 0)}
+	for i := range 4 {
+		pr := &item{t: int64(1000 + 300*i), seen: int64(1000 + 300*i), halves: [2]tiles.Field{f(1+2*i, 5), f(2+2*i, 5)}, done: true}
+		w.items, w.pairs = append(w.items, pr), append(w.pairs, pr)
+	}
+	vias, sure := w.findVias(f(0, 5), f(9, 5), f(10, 5), 2300, 2400, 3000, nil)
+	if !sure || len(vias) != 4 || vias[0].at != f(2, 5) || vias[3].at != f(8, 5) || irregular(vias) != 0 {
+		t.Errorf("way %+v (sure %v), want the four cards' farther colours", vias, sure)
+	}
+}
