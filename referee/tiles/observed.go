@@ -383,7 +383,10 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 		return Verdict{}, nil, err
 	}
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: who, Stone: o.Stone, Reason: fmt.Sprintf("stone %d onto %v", o.Stone, o.Fields[0])}
-	switch k := g.table.takenFrom(o.Stone, o.Fields[0]); {
+	k := g.table.takenFrom(o.Stone, o.Fields[0])
+	switch {
+	case k > 0 && g.table.pending[k-1].wrong:
+		v.Reason = fmt.Sprintf("stone %d onto %v: %s's card there was laid at it, not at stone %d, whose field it meets at a corner too", o.Stone, o.Fields[0], owner(who), k)
 	case k > 0:
 		v.Reason = fmt.Sprintf("stone %d onto %v: %s's card there was laid at it, not at stone %d, which it lies beside too", o.Stone, o.Fields[0], owner(who), k)
 	case g.table.turned(o.Stone, o.Fields[0]) != nil:
@@ -396,6 +399,9 @@ func (g *game) decideStone(o Observation) (Verdict, func(), error) {
 		g.stepMoved(o.Stone, o.Fields[0], x)
 		g.table.ApplyStone(o.Stone, o.Fields[0], who, x)
 		g.settleStray(o.Stone, o.Fields[0])
+		if k > 0 {
+			g.settleStray(k, o.Fields[0]) // called at stone k's corner, taken by this one
+		}
 	}, nil
 }
 

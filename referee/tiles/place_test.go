@@ -137,3 +137,35 @@ func TestTiles_T2d_CornerCardJudgedAtTheStoneNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestTiles_T2d_CornerCardTakenByTheOtherCornerStone: a card named for no
+// stone meets two stones' fields at a corner alone (T2d) and is judged at
+// the first; the other stone moving onto its field farther from it shows
+// the card was laid at that one: the call stands, the move is legal, and
+// the first stone awaits nothing (dev 1212 r1: the move seen was renamed
+// for the first stone, the stones swapped, and the next legal card called
+// T3a). Onto the card's nearer field it is a wrong move still.
+func TestTiles_T2d_CornerCardTakenByTheOtherCornerStone(t *testing.T) {
+	for _, to := range []Field{{10, 7}, {10, 8}} {
+		tb := tableWithStones(t, [Stones]Field{{9, 9}, {11, 9}, {2, 2}, {2, 9}}, false)
+		lay := fitting(tb, "A", Field{10, 7}, Field{10, 8}) // (10,8) meets (9,9) and (11,9) at corners
+		j := judge(t, tb, lay)
+		wantRule(t, j.Violation, T2d)
+		if j.Stone != 1 {
+			t.Fatalf("judged at stone %d, want 1 (the first)", j.Stone)
+		}
+		tb.ApplyLay(lay, j)
+		who, v, err := tb.CheckStone(2, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		legal := to == Field{10, 7}
+		if (v == nil) != legal || legal && who != "A" {
+			t.Errorf("stone 2 onto %v: %q %v, want legal %v (A's card)", to, who, v, legal)
+		}
+		tb.ApplyStone(2, to, who, v)
+		if tb.Awaited(1) == legal {
+			t.Errorf("stone 2 onto %v: stone 1 awaits the card %v, want %v", to, tb.Awaited(1), !legal)
+		}
+	}
+}

@@ -105,28 +105,41 @@ func (t *Table) relocatedBy(stone int, to Field) int {
 }
 
 // takenFrom finds the stone k that awaits the card stone (1..4), which
-// awaits none, moves onto by the rules: a legal card that named no stone,
-// given to stone k as one beside it (by rank, or as the only one the
-// camera had seen there yet), that stone stands beside too, and to its
-// field farther from it (T3a). The stone that moves onto the card says
-// which one it was laid at. Not a card at stone k standing on its
-// player's joker: that card was due there (T4b); nor when a relocation
-// explains the move (relocatedBy).
+// awaits none, moves onto by the rules: a card that named no stone, given
+// to stone k as one beside it (by rank, or as the only one the camera had
+// seen there yet), that stone stands beside too, and to its field farther
+// from it (T3a); or one called as meeting stone k's field at a corner
+// alone (T2d) that meets this stone's so too (the call stands). The stone
+// that moves onto the card says which one it was laid at. Not a card at
+// stone k standing on its player's joker: that card was due there (T4b);
+// nor when a relocation explains the move (relocatedBy).
 func (t *Table) takenFrom(stone int, to Field) int {
 	s := t.stones[stone-1]
 	if t.pending[stone-1] != nil || t.relocatedBy(stone, to) > 0 {
 		return 0
 	}
 	for k, p := range t.pending {
-		if p == nil || k == stone-1 || p.named || p.wrong || p.joker || p.relocates || len(p.fields) != 2 ||
+		if p == nil || k == stone-1 || p.named || p.joker || p.relocates || len(p.fields) != 2 ||
 			s.Reserved != "" && s.Reserved != p.player || t.stones[k].Reserved == p.player {
 			continue
 		}
-		if far, near := farther([2]Field(p.fields), s.At); far == to && s.At.Adjacent(near) {
+		fs := [2]Field(p.fields)
+		far, near := farther(fs, s.At)
+		if far != to {
+			continue
+		}
+		if !p.wrong && s.At.Adjacent(near) || p.wrong && t.atCornerOf(k+1, fs) && t.atCornerOf(stone, fs) {
 			return k + 1
 		}
 	}
 	return 0
+}
+
+// atCornerOf reports whether a card on fs meets stone's field at a
+// corner alone (T2d).
+func (t *Table) atCornerOf(stone int, fs [2]Field) bool {
+	at := t.stones[stone-1].At
+	return !at.Adjacent(fs[0]) && !at.Adjacent(fs[1]) && (at.Diagonal(fs[0]) || at.Diagonal(fs[1]))
 }
 
 // block gives every newly blocked stone to player, who blocked it (T3b:

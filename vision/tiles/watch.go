@@ -1086,6 +1086,8 @@ type via struct {
 	nearer  bool  // the stone went onto the card's nearer colour (a wrong move)
 	// the next card met the stone's field here at a corner only (T2d)
 	cornered bool
+	// this card met the field the stone left at a corner only (T2d)
+	atCorner bool
 	wrong    bool // its colours are not its fields' (T2a)
 	// the wrong step was taken to be here, though a way as good puts it
 	// elsewhere (pickWay)
@@ -1160,7 +1162,7 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 		// at its corner (T2d): both are weighed, and the one taken is a
 		// guess (pickWay)
 		for _, wy := range w.agreeing(waysFrom(pieces, a, p, to, seen, true, w.glimpsed)) {
-			if slices.ContainsFunc(wy, func(v via) bool { return v.cornered }) {
+			if slices.ContainsFunc(wy, byCorner) {
 				ways = append(ways, wy)
 			}
 		}
@@ -1178,7 +1180,7 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 	// over a card another moving stone reaches by the rules is not this
 	// stone's: the card is that stone's
 	wrongStep := func(wy []via) bool {
-		return touch(wy[len(wy)-1].at, to) || slices.ContainsFunc(wy, func(v via) bool { return v.nearer || v.cornered })
+		return touch(wy[len(wy)-1].at, to) || slices.ContainsFunc(wy, func(v via) bool { return v.nearer || byCorner(v) })
 	}
 	if slices.ContainsFunc(ways, wrongStep) {
 		ruled := w.othersWays(w.othersFrom(a, to), pieces)
@@ -1471,14 +1473,16 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 // nearer), c marked a relocation (from a, only if the card does not lie
 // beside a: not direct) or not; cornerStep if c meets cur at a corner
 // only, a wrong play (T2d) tried past the first stop with corners (the
-// stone on the field away from cur); false if it cannot go there.
+// stone on the field away from cur); with corners, c meeting a at a
+// corner only when the card lies beside a (direct: no relocation) is
+// such a play too, marked atCorner; false if it cannot go there.
 func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, nearer []tiles.Field, cornerStep, ok bool) {
 	near := touch(cur, c.card[0]) || touch(cur, c.card[1])
 	c.reloc = !near
-	if c.reloc && corners && onWay && !c.joker && (corner(cur, c.card[0]) || corner(cur, c.card[1])) {
-		c.reloc = false
+	if c.reloc && corners && (onWay || direct) && !c.joker && (corner(cur, c.card[0]) || corner(cur, c.card[1])) {
+		c.reloc, c.atCorner = false, !onWay
 		at, _ := c.stops(cur, false)
-		return c, slices.DeleteFunc(at, func(x tiles.Field) bool { return corner(cur, x) }), nil, true, true
+		return c, slices.DeleteFunc(at, func(x tiles.Field) bool { return corner(cur, x) }), nil, onWay, true
 	}
 	if c.reloc && (c.joker || direct || onWay) {
 		return c, nil, nil, false, false
@@ -1571,7 +1575,7 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 		// the stone onto a nearer colour (T3a) rather than a card met at
 		// a corner (T2d): a guess either way
 		best = slices.DeleteFunc(best, func(wy []via) bool {
-			return !nearer(wy) && slices.ContainsFunc(wy, func(v via) bool { return v.cornered })
+			return !nearer(wy) && slices.ContainsFunc(wy, byCorner)
 		})
 	}
 	if len(best) > 1 { // the stone went on to this card's farther colour (T3a)
@@ -1611,13 +1615,18 @@ func inversions(wy []via) int {
 	return n
 }
 
+// byCorner reports whether a card meets a stone's field at a corner
+// only (T2d) at piece v: the next card at v's stop, or v at the stop
+// before.
+func byCorner(v via) bool { return v.cornered || v.atCorner }
+
 // irregular counts the stops of a way that a stone makes only when
 // blocked or played wrongly: a relocation, the nearer colour, a stop
-// the next card meets at a corner.
+// the next card meets at a corner, a card met at a corner.
 func irregular(wy []via) int {
 	n := 0
 	for _, v := range wy {
-		if v.reloc || v.nearer || v.cornered {
+		if v.reloc || v.nearer || byCorner(v) {
 			n++
 		}
 	}

@@ -1985,3 +1985,21 @@ func TestTilesVision_T3a_FourCardsOnAnUnseenWay(t *testing.T) {
 		t.Errorf("way %+v (sure %v), want the four cards' farther colours", vias, sure)
 	}
 }
+
+// TestTilesVision_T2d_StoneOntoACardAtItsCorner: a card was laid meeting
+// a stone's field at a corner alone (T2d), the stone moved onto it, unseen,
+// and on onto the next card, which lies beside the field it left: it is
+// seen on that card's colour nearer its old field. The way over the corner
+// card explains it with the one wrong play the card is anyway; straight
+// from the old field it would take a wrong move too (T3a; dev 1212 r1).
+func TestTilesVision_T2d_StoneOntoACardAtItsCorner(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	w := boardSeen(12, classColour[pxGreen])
+	w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(11, 0), f(9, 9), f(11, 9)}
+	corner := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(10, 7), f(10, 8)}, done: true}
+	w.items, w.pairs = []*item{corner}, []*item{corner}
+	vias, sure := w.findVias(f(11, 9), f(11, 7), f(11, 8), 1300, 1400, 2000, nil)
+	if !sure || len(vias) != 1 || vias[0].at != f(10, 7) || !vias[0].atCorner || irregular(vias) != 1 {
+		t.Errorf("way %+v (sure %v), want the stone on (10,7) of the card at its corner", vias, sure)
+	}
+}
