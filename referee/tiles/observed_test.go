@@ -511,3 +511,38 @@ func TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows(t *testing.T) {
 		t.Fatalf("a card seen late on other colours: %+v, want a T2a call", v)
 	}
 }
+
+// TestTiles_T2d_CornerCardTakenByTheOtherCornerStoneStaysCalled: a card
+// meeting two stones' fields at a corner alone, called T2d at the first,
+// taken by the second stone moving onto it: the move is legal, the call
+// stands, and the card is no longer one a blocked stone could have been
+// relocated onto (its stray is settled, as when the first stone takes it).
+func TestTiles_T2d_CornerCardTakenByTheOtherCornerStoneStaysCalled(t *testing.T) {
+	obs, _ := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb := r.g.table
+	tb.stones[0].At, tb.stones[1].At = Field{2, 2}, Field{4, 2}
+	card := fitting(tb, "P2", Field{3, 3}, Field{3, 4}) // (3,3) meets (2,2) and (4,2) at corners
+	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: card.Fields[:], Colours: card.Colours[:]})
+	if err != nil || called.Rule != T2d || called.Stone != 1 {
+		t.Fatalf("the corner card: %+v %v, want a T2d call at stone 1", called, err)
+	}
+	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: []Field{{3, 4}}})
+	if err != nil || v.Status != StatusOK || v.Player != "P2" {
+		t.Fatalf("stone 2 onto (3,4): %+v %v, want a legal move onto P2's card", v, err)
+	}
+	if f := r.State().Faults["P2"]; len(f) != 1 || f[0].Rule != T2d {
+		t.Errorf("P2's faults %v, want the T2d", f)
+	}
+	if r.g.strays[Field{3, 3}] != nil || r.g.strays[Field{3, 4}] != nil {
+		t.Errorf("the card taken by stone 2 is still a stray: %+v", r.g.strays[Field{3, 4}])
+	}
+	if tb.Awaited(1) {
+		t.Error("stone 1 still awaits the card stone 2 took")
+	}
+}

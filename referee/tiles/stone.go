@@ -105,14 +105,15 @@ func (t *Table) relocatedBy(stone int, to Field) int {
 }
 
 // takenFrom finds the stone k that awaits the card stone (1..4), which
-// awaits none, moves onto by the rules: a card that named no stone, given
-// to stone k as one beside it (by rank, or as the only one the camera had
-// seen there yet), that stone stands beside too, and to its field farther
-// from it (T3a); or one called as meeting stone k's field at a corner
-// alone (T2d) that meets this stone's so too (the call stands). The stone
-// that moves onto the card says which one it was laid at. Not a card at
-// stone k standing on its player's joker: that card was due there (T4b);
-// nor when a relocation explains the move (relocatedBy).
+// awaits none, moves onto by the rules: a legal card that named no
+// stone, given to stone k as one beside it (by rank, or as the only one
+// the camera had seen there yet), that stone stands beside too; or a
+// wrong one meeting stone k's field at a corner alone (T2d) that meets
+// this stone's so too (the call stands); either onto its field farther
+// from this stone (T3a). The stone that moves onto the card says which
+// one it was laid at. Not a card at stone k standing on its player's
+// joker: that card was due there (T4b); nor when a relocation explains
+// the move (relocatedBy).
 func (t *Table) takenFrom(stone int, to Field) int {
 	s := t.stones[stone-1]
 	if t.pending[stone-1] != nil || t.relocatedBy(stone, to) > 0 {

@@ -30,7 +30,8 @@ type stray struct {
 // for it (CheckStone judges those), and the card was laid lately. A card
 // called T2d is another stone's only if that stone was blocked: carried
 // over to a new place (T3b), it made the card no wrong play, whoever owed
-// the stone; the corner stone moving onto it is the wrong play itself.
+// the stone; the corner stone moving onto it is the wrong play itself,
+// as is another stone whose field it meets at a corner (takenFrom).
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 	return g.strayOn(g.table, stone, f, tMS)
 }

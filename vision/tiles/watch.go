@@ -1161,8 +1161,9 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 		// as likely as the stone on the farther colour and the card met
 		// at its corner (T2d): both are weighed, and the one taken is a
 		// guess (pickWay)
+		longest := len(slices.MaxFunc(ways, func(x, y []via) int { return cmp.Compare(len(x), len(y)) }))
 		for _, wy := range w.agreeing(waysFrom(pieces, a, p, to, seen, true, w.glimpsed)) {
-			if slices.ContainsFunc(wy, byCorner) {
+			if len(wy) <= longest && slices.ContainsFunc(wy, byCorner) {
 				ways = append(ways, wy)
 			}
 		}
@@ -1400,13 +1401,16 @@ func (w *Watcher) viaPieces(came, at int64) []via {
 }
 
 // waysFrom lists every way over pieces from field a to the card on p and
-// to (first seen at seen), as findVias says; with corners, ways whose last
-// stop meets the card at a corner only (a wrong play, T2d) too. A nearer
+// to (first seen at seen), as findVias says; with corners, ways with a
+// card met at a corner only (a wrong play, T2d) too: this card at the
+// last stop, a piece on the way at the stop before it, or the first piece
+// at a when the card lies beside a (not a stone back on a). A nearer
 // colour a stone was glimpsed on since its card came (glimpsed, if not
 // nil) is tried even when the farther one leads on; so is one when the
 // farther leads on only to the stone seen on the card's nearer colour.
 func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glimpsed func(tiles.Field, int64) bool) [][]via {
 	direct := touch(a, p) || touch(a, to)
+	firstCorner := direct && a != to
 	onCard := func(x tiles.Field) bool {
 		return touch(x, p) || touch(x, to) || corners && (corner(x, p) || corner(x, to))
 	}
@@ -1423,7 +1427,7 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 			if outOfOrder(path, c, seen) {
 				continue
 			}
-			c, at, nearer, cornerStep, can := stepOnto(c, cur, len(path) > 0, direct, corners)
+			c, at, nearer, cornerStep, can := stepOnto(c, cur, len(path) > 0, direct, corners && (len(path) > 0 || firstCorner))
 			if !can {
 				continue
 			}
@@ -1470,12 +1474,12 @@ func waysFrom(pieces []via, a, p, to tiles.Field, seen int64, corners bool, glim
 
 // stepOnto says how a stone on cur (a stop on a way if onWay) goes onto
 // piece c: the stops it may take there (the farther colour, then the
-// nearer), c marked a relocation (from a, only if the card does not lie
-// beside a: not direct) or not; cornerStep if c meets cur at a corner
-// only, a wrong play (T2d) tried past the first stop with corners (the
-// stone on the field away from cur); with corners, c meeting a at a
-// corner only when the card lies beside a (direct: no relocation) is
-// such a play too, marked atCorner; false if it cannot go there.
+// nearer), c marked a relocation (from a, only if the new card does not
+// lie beside a: not direct) or not. With corners, c meeting cur at a
+// corner only is a wrong play (T2d), the stone on its field away from
+// cur: past the first stop, cornerStep (the stop before is marked); as
+// the first, c is marked atCorner (only where the new card lies beside
+// a: no relocation). False if it cannot go there.
 func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, nearer []tiles.Field, cornerStep, ok bool) {
 	near := touch(cur, c.card[0]) || touch(cur, c.card[1])
 	c.reloc = !near
@@ -1845,8 +1849,14 @@ func (w *Watcher) pairHalves(tMS int64) {
 		w.content[g.Y][g.X] = cell{kind: lookCard, colour: it.colours[1], partner: f}
 		w.items = append(w.items, it)
 		if !late { // the stone may have been and gone: no way it went is built on it
-			// kept while a move seen within recentMS may wait to report
-			w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return tMS-p.t > recentMS+hiddenWaitMS }), it)
+			// kept while a move seen within recentMS of it waits to report
+			since := tMS
+			for _, m := range w.items {
+				if m.move && !m.done {
+					since = min(since, m.t)
+				}
+			}
+			w.pairs = append(slices.DeleteFunc(w.pairs, func(p *item) bool { return since-p.t > recentMS }), it)
 		}
 		w.readCard(it, tMS)
 	}

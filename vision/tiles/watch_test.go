@@ -1946,6 +1946,20 @@ func TestTilesVision_T3b_WaitingMoveKeepsTheRelocationItsWayBeganWith(t *testing
 			t.Errorf("at %d ms: way %+v (sure %v), want over (11,9) and (10,8)", tMS, vias, sure)
 		}
 	}
+	// a card seen whole meanwhile keeps the relocation's card while the
+	// move waits, not after
+	green := classColour[pxGreen]
+	for k, done := range []bool{false, true} {
+		move.done = done
+		h, g := f(3, 3+2*k), f(4, 3+2*k)
+		w.believe(h, look{kind: lookCard, colour: green, open: sideTo(h, g)})
+		w.believe(g, look{kind: lookCard, colour: green, open: sideTo(g, h)})
+		w.halves[h], w.halves[g] = 4733+recentMS, 4733+recentMS
+		w.pairHalves(4733 + recentMS + 500)
+		if kept := slices.Contains(w.pairs, reloc); kept == done {
+			t.Errorf("move reported %v: the relocation's card kept %v", done, kept)
+		}
+	}
 }
 
 // TestTilesVision_T3a_NearerColourOrCornerIsAGuess: a stone went, unseen,
@@ -1965,6 +1979,37 @@ func TestTilesVision_T3a_NearerColourOrCornerIsAGuess(t *testing.T) {
 	vias, sure := w.findVias(f(8, 5), f(6, 5), f(6, 4), 1100, 1200, 2000, nil)
 	if !sure || len(vias) != 1 || vias[0].at != f(7, 5) || !vias[0].nearer || !vias[0].doubt {
 		t.Errorf("way %+v (sure %v), want the stone on the nearer colour (7,5), marked a guess", vias, sure)
+	}
+}
+
+// TestTilesVision_T3a_NearerColourOverACornerOnTheWay: two ways as good,
+// one by a stop on a card's nearer colour (T3a), one over a card met at
+// the corner of the field the stone left (T2d), both ending beside the new
+// card: the nearer colour is taken, and marked a guess.
+func TestTilesVision_T3a_NearerColourOverACornerOnTheWay(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	nearer := []via{{card: [2]tiles.Field{f(7, 5), f(7, 6)}, at: f(7, 5), nearer: true}}
+	cornered := []via{{card: [2]tiles.Field{f(5, 6), f(5, 5)}, at: f(5, 5), atCorner: true}}
+	for _, ways := range [][][]via{{nearer, cornered}, {cornered, nearer}} {
+		got, ok := pickWay(ways, f(6, 5), f(6, 4), false)
+		if !ok || len(got) != 1 || got[0].at != f(7, 5) || !got[0].doubt {
+			t.Errorf("pickWay = %+v (%v), want the stop on the nearer colour (7,5), marked a guess", got, ok)
+		}
+	}
+}
+
+// TestTilesVision_T2d_CardAtAStonesCornerDoesNotBringItBack: a card half
+// beside a stone's field whose other half is unseen is no way back to
+// that field over a card at the stone's corner: the stone did not go onto
+// it (stonesBack, coveredStones).
+func TestTilesVision_T2d_CardAtAStonesCornerDoesNotBringItBack(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	w := boardSeen(12, classColour[pxGreen])
+	w.stones = [tiles.Stones]tiles.Field{f(5, 5), f(11, 0), f(0, 11), f(11, 11)}
+	pr := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(6, 4), f(6, 3)}, done: true}
+	w.items, w.pairs = []*item{pr}, []*item{pr}
+	if vias, ok := w.findVias(f(5, 5), f(5, 4), f(5, 5), 1200, 0, 2000, nil); ok && len(vias) > 0 {
+		t.Errorf("way back %+v, want none", vias)
 	}
 }
 
