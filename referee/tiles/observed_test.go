@@ -367,13 +367,9 @@ func TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall(t *testing.T) {
 	blockedOntoCornerCard(t, "", true)
 }
 
-// blockedOntoCornerCard plays TestTiles_T2d_BlockedStoneOntoACornerCard-
-// WithdrawsTheCall with the blocked stone's duty set by hand to owed (the
-// card's player, or nobody: a card whose frame was not read blocked it;
-// in play, owed by the card's player before it, the card would have been
-// judged a relocation at once). With cornerFirst the corner stone goes
-// onto the card first: it took its card, and no other stone can.
-func blockedOntoCornerCard(t *testing.T, owed string, cornerFirst bool) {
+// roundStarted is a referee with script's match and first round begun.
+func roundStarted(t *testing.T) *Referee {
+	t.Helper()
 	obs, _ := script(t)
 	r := New()
 	for _, o := range obs[:2] {
@@ -381,6 +377,17 @@ func blockedOntoCornerCard(t *testing.T, owed string, cornerFirst bool) {
 			t.Fatal(err)
 		}
 	}
+	return r
+}
+
+// blockedOntoCornerCard plays TestTiles_T2d_BlockedStoneOntoACornerCard-
+// WithdrawsTheCall with the blocked stone's duty set by hand to owed (the
+// card's player, or nobody: a card whose frame was not read blocked it;
+// in play, owed by the card's player before it, the card would have been
+// judged a relocation at once). With cornerFirst the corner stone goes
+// onto the card first: it took its card, and no other stone can.
+func blockedOntoCornerCard(t *testing.T, owed string, cornerFirst bool) {
+	r := roundStarted(t)
 	tb := r.g.table
 	// stone 1 walled in by cards nobody is charged for
 	for _, n := range tb.stones[0].At.Neighbours() {
@@ -518,13 +525,7 @@ func TestTiles_T2b_CardSeenLateIsJudgedByWhatTheBoardShows(t *testing.T) {
 // stands, and the card is no longer one a blocked stone could have been
 // relocated onto (its stray is settled, as when the first stone takes it).
 func TestTiles_T2d_CornerCardTakenByTheOtherCornerStoneStaysCalled(t *testing.T) {
-	obs, _ := script(t)
-	r := New()
-	for _, o := range obs[:2] {
-		if _, err := r.Apply(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := roundStarted(t)
 	tb := r.g.table
 	tb.stones[0].At, tb.stones[1].At = Field{2, 2}, Field{4, 2}
 	card := fitting(tb, "P2", Field{3, 3}, Field{3, 4}) // (3,3) meets (2,2) and (4,2) at corners

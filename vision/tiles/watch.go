@@ -1156,7 +1156,7 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 				ways = cornered
 			}
 		}
-	} else if slices.ContainsFunc(ways, func(wy []via) bool { return slices.ContainsFunc(wy, func(v via) bool { return v.nearer }) }) {
+	} else if slices.ContainsFunc(ways, byNearer) {
 		// a stone onto a nearer colour (T3a), then a card laid by it, is
 		// as likely as the stone on the farther colour and the card met
 		// at its corner (T2d): both are weighed, and the one taken is a
@@ -1574,12 +1574,11 @@ func pickWay(ways [][]via, p, to tiles.Field, wrong bool) ([]via, bool) {
 		least := slices.MinFunc(best, func(x, y []via) int { return cmp.Compare(inversions(x), inversions(y)) })
 		best = slices.DeleteFunc(best, func(wy []via) bool { return inversions(wy) > inversions(least) })
 	}
-	nearer := func(wy []via) bool { return slices.ContainsFunc(wy, func(v via) bool { return v.nearer }) }
-	if len(best) > 1 && slices.ContainsFunc(best, nearer) {
+	if len(best) > 1 && slices.ContainsFunc(best, byNearer) {
 		// the stone onto a nearer colour (T3a) rather than a card met at
 		// a corner (T2d): a guess either way
 		best = slices.DeleteFunc(best, func(wy []via) bool {
-			return !nearer(wy) && slices.ContainsFunc(wy, byCorner)
+			return !byNearer(wy) && slices.ContainsFunc(wy, byCorner)
 		})
 	}
 	if len(best) > 1 { // the stone went on to this card's farther colour (T3a)
@@ -1618,6 +1617,10 @@ func inversions(wy []via) int {
 	}
 	return n
 }
+
+// byNearer reports whether a stone stops on a card's nearer colour (a
+// wrong move, T3a) on way wy.
+func byNearer(wy []via) bool { return slices.ContainsFunc(wy, func(v via) bool { return v.nearer }) }
 
 // byCorner reports whether a card meets a stone's field at a corner
 // only (T2d) at piece v: the next card at v's stop, or v at the stop

@@ -1536,6 +1536,14 @@ func movedTo(w *Watcher) map[int]tiles.Field {
 	return got
 }
 
+// seenWhole gives w a card on a and b seen whole at t (a half first at
+// seen), reported: a piece a stone may have stood on unseen.
+func seenWhole(w *Watcher, t, seen int64, a, b tiles.Field) *item {
+	pr := &item{t: t, seen: seen, halves: [2]tiles.Field{a, b}, done: true}
+	w.items, w.pairs = append(w.items, pr), append(w.pairs, pr)
+	return pr
+}
+
 // boardSeen is a watcher that has found an n x n board of one colour (its
 // parts' places do not matter), every field free as far as it believes,
 // nothing reported on it.
@@ -1936,10 +1944,10 @@ func TestTilesVision_T3b_WaitingMoveKeepsTheRelocationItsWayBeganWith(t *testing
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	w := boardSeen(12, classColour[pxGreen])
 	w.stones = [tiles.Stones]tiles.Field{f(5, 0), f(9, 7), f(0, 11), f(11, 0)}
-	reloc := &item{t: 1266, seen: 1266, halves: [2]tiles.Field{f(10, 9), f(11, 9)}, done: true}
-	next := &item{t: 3733, seen: 3066, halves: [2]tiles.Field{f(10, 8), f(11, 8)}, done: true}
+	reloc := seenWhole(w, 1266, 1266, f(10, 9), f(11, 9))
+	seenWhole(w, 3733, 3066, f(10, 8), f(11, 8))
 	move := &item{t: 4733, move: true, stone: 1, from: f(1, 2), to: f(9, 7)}
-	w.items, w.pairs = []*item{reloc, next, move}, []*item{reloc, next}
+	w.items = append(w.items, move)
 	for _, tMS := range []int64{4733, 4733 + recentMS} {
 		vias, sure := w.findVias(f(1, 2), f(10, 7), f(9, 7), 3933, 4000, tMS, move)
 		if !sure || len(vias) != 2 || vias[0].at != f(11, 9) || vias[1].at != f(10, 8) {
@@ -1974,8 +1982,7 @@ func TestTilesVision_T3a_NearerColourOrCornerIsAGuess(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	w := boardSeen(12, classColour[pxGreen])
 	w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(6, 4), f(0, 11), f(11, 0)}
-	first := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(7, 5), f(7, 6)}, done: true}
-	w.items, w.pairs = []*item{first}, []*item{first}
+	seenWhole(w, 1000, 900, f(7, 5), f(7, 6))
 	vias, sure := w.findVias(f(8, 5), f(6, 5), f(6, 4), 1100, 1200, 2000, nil)
 	if !sure || len(vias) != 1 || vias[0].at != f(7, 5) || !vias[0].nearer || !vias[0].doubt {
 		t.Errorf("way %+v (sure %v), want the stone on the nearer colour (7,5), marked a guess", vias, sure)
@@ -2006,8 +2013,7 @@ func TestTilesVision_T2d_CardAtAStonesCornerDoesNotBringItBack(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	w := boardSeen(12, classColour[pxGreen])
 	w.stones = [tiles.Stones]tiles.Field{f(5, 5), f(11, 0), f(0, 11), f(11, 11)}
-	pr := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(6, 4), f(6, 3)}, done: true}
-	w.items, w.pairs = []*item{pr}, []*item{pr}
+	seenWhole(w, 1000, 900, f(6, 4), f(6, 3))
 	if vias, ok := w.findVias(f(5, 5), f(5, 4), f(5, 5), 1200, 0, 2000, nil); ok && len(vias) > 0 {
 		t.Errorf("way back %+v, want none", vias)
 	}
@@ -2022,8 +2028,7 @@ func TestTilesVision_T3a_FourCardsOnAnUnseenWay(t *testing.T) {
 	w := boardSeen(12, classColour[pxGreen])
 	w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(10, 5), f(0, 11), f(11, 0)}
 	for i := range 4 {
-		pr := &item{t: int64(1000 + 300*i), seen: int64(1000 + 300*i), halves: [2]tiles.Field{f(1+2*i, 5), f(2+2*i, 5)}, done: true}
-		w.items, w.pairs = append(w.items, pr), append(w.pairs, pr)
+		seenWhole(w, int64(1000+300*i), int64(1000+300*i), f(1+2*i, 5), f(2+2*i, 5))
 	}
 	vias, sure := w.findVias(f(0, 5), f(9, 5), f(10, 5), 2300, 2400, 3000, nil)
 	if !sure || len(vias) != 4 || vias[0].at != f(2, 5) || vias[3].at != f(8, 5) || irregular(vias) != 0 {
@@ -2041,8 +2046,7 @@ func TestTilesVision_T2d_StoneOntoACardAtItsCorner(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	w := boardSeen(12, classColour[pxGreen])
 	w.stones = [tiles.Stones]tiles.Field{f(0, 0), f(11, 0), f(9, 9), f(11, 9)}
-	corner := &item{t: 1000, seen: 900, halves: [2]tiles.Field{f(10, 7), f(10, 8)}, done: true}
-	w.items, w.pairs = []*item{corner}, []*item{corner}
+	seenWhole(w, 1000, 900, f(10, 7), f(10, 8))
 	vias, sure := w.findVias(f(11, 9), f(11, 7), f(11, 8), 1300, 1400, 2000, nil)
 	if !sure || len(vias) != 1 || vias[0].at != f(10, 7) || !vias[0].atCorner || irregular(vias) != 1 {
 		t.Errorf("way %+v (sure %v), want the stone on (10,7) of the card at its corner", vias, sure)
