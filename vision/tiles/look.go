@@ -54,7 +54,7 @@ func lookOf(s fieldStats) look {
 	if inked == 4 && classes >= 3 && white > 0.03 && other < 0.25 {
 		return look{kind: lookJoker, open: -1}
 	}
-	if other > 0.12 {
+	if s.unknownInside() {
 		return look{open: -1}
 	}
 	if coloured == 0 || float64(bn)/float64(coloured) < 0.85 || float64(coloured)/n < 0.6 {
@@ -158,18 +158,39 @@ func ringColour(s fieldStats) tiles.Colour {
 }
 
 // inkedSides returns how many sides show a frame band and the one side
-// without (-1 if none or several).
+// without (-1 if none or several). A dashed or dotted line along a card
+// laid a little off to one side runs near the field's edge and leaves
+// few dark pixels in its band: with two sides inked and the open side
+// clean, such a faint side beside the open one counts too.
 func inkedSides(s fieldStats) (int, int) {
-	inked, open := 0, -1
+	inked, open, faint, clean := 0, -1, -1, -1
 	for k := range 4 {
-		if s.sideN[k] > 0 && 100*s.side[k] > 12*s.sideN[k] {
+		switch {
+		case s.sideN[k] == 0:
+			open = k
+		case 100*s.side[k] > inkPct*s.sideN[k]:
 			inked++
-		} else {
+		case 100*s.side[k] > faintPct*s.sideN[k]:
+			faint, open = k, k
+		case 100*s.side[k] <= cleanPct*s.sideN[k]:
+			clean, open = k, k
+		default:
 			open = k
 		}
+	}
+	if inked == 2 && faint >= 0 && clean >= 0 && (faint-clean)%2 != 0 {
+		return 3, clean
 	}
 	if inked != 3 {
 		open = -1
 	}
 	return inked, open
 }
+
+// Per cent of a side band's pixels that are dark: a frame line, a faint
+// one (dashes or dots near the edge), no line at all.
+const (
+	inkPct   = 12
+	faintPct = 7
+	cleanPct = 2
+)

@@ -246,6 +246,10 @@ func stats(pix []byte, fp *fieldPoints, ring bool) fieldStats {
 
 func (s fieldStats) darkMiddle() bool { return 10*s.inner[pxDark] > 3*s.n }
 
+// unknownInside reports whether much of the inner square is of no class:
+// skin, a sleeve.
+func (s fieldStats) unknownInside() bool { return 100*s.inner[pxOther] > 12*s.n }
+
 // darkMiddle reports whether field f of frame pix is dark in its middle:
 // something dark stands on it, maybe a stone off its centre.
 func (s *sampler) darkMiddle(pix []byte, f tiles.Field) bool {
@@ -264,6 +268,9 @@ func (s *sampler) look(pix []byte, f tiles.Field) look {
 		return l
 	case l.kind == lookStone && (l.colour != 0 || l.joker):
 		return l
+	}
+	if !st.darkMiddle() && st.unknownInside() {
+		return l // a hand over the field, not a card half over the gap
 	}
 	for k, alt := range fp.alt {
 		if alt == nil {

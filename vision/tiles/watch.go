@@ -89,6 +89,9 @@ type item struct {
 	stoneSeen int64
 	// a move: the stone was first seen on its new field
 	came int64
+	// a move: its old field was first believed without the stone (0:
+	// not known)
+	left int64
 	// its piece (the card seen whole, the stone's card or joker) was first
 	// seen: a half of a card (a stone may have hidden the other)
 	seen int64
@@ -567,13 +570,18 @@ func (w *Watcher) stonesCome(tMS int64) []tiles.Field {
 // and makes the moves that need not wait; the stones of gone from left on
 // are covered (coveredStones), their fields among came.
 func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64) {
-	c := make([][]int, len(gone))
+	c, weight := make([][]int, len(gone)), make([][]int, len(gone))
 	for i, s := range gone {
-		c[i] = make([]int, len(came))
+		c[i], weight[i] = make([]int, len(came)), make([]int, len(came))
 		for j, f := range came {
-			c[i][j] = w.moveCost(s, f, tMS)
 			if w.seenHomeSince(s, f) {
-				c[i][j] = notThisStone
+				c[i][j], weight[i][j] = notThisStone, notThisStone
+				continue
+			}
+			cost, wrong := w.moveCost(s, f, tMS)
+			c[i][j], weight[i][j] = cost, cost
+			if wrong {
+				weight[i][j] += wrongWeight
 			}
 		}
 	}
@@ -581,7 +589,7 @@ func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64)
 	if len(gone) != len(came) {
 		wait = 1500
 	}
-	pairs := cheapest(c)
+	pairs := cheapest(weight)
 	// a covered stone's move is reported before the move onto its field
 	covered := func(pr [2]int) int {
 		if pr[0] >= left {
@@ -599,7 +607,11 @@ func (w *Watcher) pairMoves(gone []int, came []tiles.Field, left int, tMS int64)
 		if !sure && (tMS-w.cameSince[f] < wait || tMS-w.goneSince[i] < wait) || slices.Contains(w.stones[:], f) {
 			continue // (onto a covered stone's field only once it has left)
 		}
-		w.items = append(w.items, &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f, came: w.cameSince[f]})
+		it := &item{t: tMS, move: true, stone: i, from: w.stones[i], to: f, came: w.cameSince[f]}
+		if !w.believed(it.from).stone() {
+			it.left = w.goneSince[i] // (not a stone hidden or covered there)
+		}
+		w.items = append(w.items, it)
 		if a := w.stones[i]; w.believed(a).stone() && !slices.Contains(came, a) {
 			// hidden since it left: what was reported there shows again
 			w.fields[a.Y][a.X].believed = w.expected(a)
@@ -662,7 +674,7 @@ func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
 		if vias, ok := w.findVias(s, h, s, w.halves[h], 0, tMS, nil); ok && len(vias) > 0 {
 			continue // it came back (stonesBack)
 		}
-		if slices.ContainsFunc(gone, func(j int) bool { return w.moveCost(j, s, tMS) == 0 }) {
+		if slices.ContainsFunc(gone, func(j int) bool { c, _ := w.moveCost(j, s, tMS); return c == 0 }) {
 			if _, ok := w.goneSince[i]; !ok {
 				w.goneSince[i] = w.halves[h]
 			}
@@ -673,19 +685,20 @@ func (w *Watcher) coveredStones(gone []int, tMS int64) []int {
 }
 
 // moveCost is how unlikely stone i's move onto f is: 0 by the rules,
-// 1 a wrong move or play, more for a relocation (T3b).
-func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
+// 1 a wrong move or play, more for a relocation (T3b). wrong tells a
+// move the rules forbid: a wrong step, or a stone not blocked relocated.
+func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) (cost int, wrong bool) {
 	a := w.stones[i]
 	if a == f {
-		return 1000 // a covered stone (coveredStones) left its field
+		return 1000, false // a covered stone (coveredStones) left its field
 	}
 	var left int64 // when it may have left: when its card showed
 	if p, ok := w.partnerHalf(f); ok {
 		switch {
 		case touch(a, p):
-			return 0 // onto the card's farther colour (T3a)
+			return 0, false // onto the card's farther colour (T3a)
 		case touch(a, f):
-			return 1 // onto its nearer colour: a wrong move, likelier not
+			return 1, true // onto its nearer colour: a wrong move, likelier not
 		}
 		v, ok := w.findVias(a, p, f, w.cardSeenAt(p, f, tMS), w.cameSince[f], tMS, nil)
 		if ok && len(v) > 0 && !v[0].reloc {
@@ -693,13 +706,13 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 			if touch(v[len(v)-1].at, f) {
 				n++ // on from the last stop onto the nearer colour
 			}
-			return min(n, 1) // a way by the rules is likelier
+			return min(n, 1), n > 0 // a way by the rules is likelier
 		}
 		if ok && len(v) > 0 {
 			left = v[0].first // relocated onto the way's first card, and on by the rules
 		}
 		if corner(a, p) || corner(a, f) {
-			return 1 // a card meeting the stone's field at a corner: a wrong play (T2d)
+			return 1, true // a card meeting the stone's field at a corner: a wrong play (T2d)
 		}
 	}
 	// A stone moving onto a card away from its field relocates (T3b):
@@ -709,10 +722,16 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) int {
 	}
 	c := 1 + int(w.leftLag(i, left+100)/50)
 	if !w.blocked(a) {
-		c += 10
+		return c + 10, true
 	}
-	return c
+	return c, false
 }
+
+// wrongWeight weighs a move the rules forbid, in pairing stones gone
+// with stones come, above a relocation's lag of up to 5 s: stones that
+// each moved by the rules are likelier than one wrong step that fits
+// the timing better.
+const wrongWeight = 100
 
 // leftLag is how far t lies from when stone i may have left its field:
 // after it was last in sight there (a hand may have hidden it since),
@@ -1168,6 +1187,12 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 			}
 		}
 	}
+	if it != nil && it.left > 0 {
+		// the stone is put on a card once it is down: not on one whose
+		// fields still showed free when its old field showed it gone (a
+		// stone held in the hand while the card is laid is not followed)
+		ways = slices.DeleteFunc(ways, func(wy []via) bool { return w.freeSince(wy[0].card, it.left) })
+	}
 	if a != to && touch(a, p) && w.otherStoneMoving(a) {
 		// the stone went straight onto the card's farther colour (T3a):
 		// a way that needs a wrong step is likelier over another moving
@@ -1190,6 +1215,11 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 		})
 	}
 	return pickWay(ways, p, to, wrong)
+}
+
+// freeSince reports whether a field of card showed free at t or later.
+func (w *Watcher) freeSince(card [2]tiles.Field, t int64) bool {
+	return slices.ContainsFunc(card[:], func(f tiles.Field) bool { return w.fields[f.Y][f.X].freeAt >= t })
 }
 
 // othersWays lists the cards among pieces that stones moving from the
