@@ -156,6 +156,17 @@ func (t *Table) Piece(f Field) (Piece, bool) {
 	return p, p.Kind != ""
 }
 
+// CardFits reports whether the card lying on fs shows its fields'
+// colours (T2a; swapped, as T2e allows).
+func (t *Table) CardFits(fs [2]Field) bool {
+	a, aok := t.Piece(fs[0])
+	b, bok := t.Piece(fs[1])
+	if !aok || !bok || a.Kind != PieceCard || b.Kind != PieceCard {
+		return false
+	}
+	return t.checkColours(Lay{Fields: fs, Colours: [2]Colour{a.Colour, b.Colour}}) == nil
+}
+
 // Laid returns the cards each player has laid this round.
 func (t *Table) Laid() map[string]int { return maps.Clone(t.laid) }
 

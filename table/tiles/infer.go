@@ -963,11 +963,14 @@ func fartherOf(fs []tiles.Field, from tiles.Field) tiles.Field {
 // hid the card that brought it), and the stone would have moved onto it
 // next (T3a). The referee withdraws the call, as for a move seen, within
 // its window after the call (a round seen to end long after, on the next
-// board, keeps it).
+// board, keeps it). Not a card whose colours are not its fields': laid
+// at no stone, it is wrong where it lies; laid at the stone, it would
+// be wrong for its colours (T2a) and its move unseen too.
 func (l *Loop) takeStrays(tMS int64) {
 	stones := l.ref.State().Stones
+	t := l.ref.Table()
 	for _, p := range l.pieces {
-		if p.rule != tiles.T2b || p.status != tiles.StatusViolation || len(p.fields) != 2 {
+		if p.rule != tiles.T2b || p.status != tiles.StatusViolation || len(p.fields) != 2 || !t.CardFits([2]tiles.Field(p.fields)) {
 			continue
 		}
 		for _, s := range stonesBeside(stones, p.fields) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"ligretto/referee"
 	"ligretto/referee/tiles"
 	tilesim "ligretto/referee/tiles/sim"
 )
@@ -1877,14 +1878,18 @@ func TestLoop_T2b_StoneSeenOntoACardCalledWrongWentOverItsOwnFirst(t *testing.T)
 // called T2b; the round ends before the camera sees stone 1 move onto
 // it. The stone has come beside it since, so it was laid there: the loop
 // makes the stone's move as the round ends, and the call is withdrawn
-// (dev 960). A card called so and still beside no stone stays wrong.
+// (dev 960). A card called so and still beside no stone stays wrong; so
+// does one whose colours are not its fields' (seed 1305 r1: laid at no
+// stone, it is wrong where it lies, T2b, not for its colours, T2a).
 func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T) {
-	for _, stoneCame := range []bool{true, false} {
-		l, ref, _ := twoPlayerRound(t)
+	for _, c := range []struct {
+		stoneCame, wrongColours bool
+	}{{true, false}, {false, false}, {true, true}} {
+		l, ref, vs := twoPlayerRound(t)
 		first, firstTo, next, _ := strayAfterFirst(t, ref)
 		named := seenLay(2000, first)
 		named.Stone = 1
-		if !stoneCame {
+		if !c.stoneCame {
 			l.tick(500)
 			l.apply([]tiles.Observation{named, seenStone(500, 1, firstTo)})
 			var ok bool
@@ -1892,22 +1897,39 @@ func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T
 				t.Fatal("no card of P1's beside no stone")
 			}
 		}
+		if c.wrongColours {
+			next.Colours[1] = otherColour(next.Colours[0], next.Colours[1])
+		}
 		l.tick(1500)
 		l.apply([]tiles.Observation{seenLay(1500, next)})
 		l.tick(1500 + OrderGraceMS + 100)
-		if stoneCame {
+		if c.stoneCame {
 			l.apply([]tiles.Observation{named, seenStone(2000, 1, firstTo)})
 		}
 		l.tick(2500)
 		l.endRound(2500, "the test ends it")
 		r := ref.Match().Rounds
 		if len(r) != 1 {
-			t.Fatalf("stone came %v: %d rounds scored, want 1", stoneCame, len(r))
+			t.Fatalf("%+v: %d rounds scored, want 1", c, len(r))
 		}
-		if fault := r[0].Players["P1"].Fault; fault == stoneCame {
-			t.Errorf("stone came %v: P1's card called wrong %v, want %v", stoneCame, fault, !stoneCame)
+		taken := c.stoneCame && !c.wrongColours
+		if fault := r[0].Players["P1"].Fault; fault == taken {
+			t.Errorf("%+v: P1's card called wrong %v, want %v", c, fault, !taken)
+		}
+		if c.wrongColours && slices.ContainsFunc(*vs, func(v Verdict) bool { return v.Obs.Kind == tiles.ObsStone && v.Obs.By == "loop" }) {
+			t.Errorf("%+v: the loop moved a stone onto the card: %v", c, *vs)
 		}
 	}
+}
+
+// otherColour is a colour neither a nor b.
+func otherColour(a, b tiles.Colour) tiles.Colour {
+	for _, c := range referee.Colours {
+		if c != a && c != b {
+			return c
+		}
+	}
+	return 0
 }
 
 // TestLoop_T3b_CardsJudgedInTheOrderTheirStoneWentOver: a player
