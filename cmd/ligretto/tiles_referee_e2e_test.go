@@ -158,14 +158,9 @@ func tilesE2ERun(t *testing.T, players, seed, rounds int) tilesE2EMatch {
 			r.exact++
 		}
 	}
-	// A call answers the injected wrong play of the same round and player
-	// whose card it names (a stone's call names the field it went to, on
-	// the card).
 	used := make([]bool, len(want.Injected))
 	for _, c := range got.Called {
-		k := slices.IndexFunc(want.Injected, func(in tilesim.Injected) bool {
-			return in.Round == c.Round && in.Player == c.Player && overlaps(in.Fields, c.Fields)
-		})
+		k := answers(want.Injected, used, c)
 		if k < 0 {
 			r.falseCalls = append(r.falseCalls, fmt.Sprintf("round %d %d ms %s %s: %s", c.Round, c.TimeMS, c.Player, c.Rule, c.Reason))
 			continue
@@ -181,6 +176,31 @@ func tilesE2ERun(t *testing.T, players, seed, rounds int) tilesE2EMatch {
 		}
 	}
 	return r
+}
+
+// answers returns the injected wrong play call c answers: of its round
+// and player, with a field named by the call (a stone's call names the
+// field it went to, on the card); of several (a card laid over the
+// player's own wrong card), its own rule first, one not answered yet
+// first; -1 if none.
+func answers(injected []tilesim.Injected, used []bool, c tilesCall) int {
+	k, rank := -1, 4
+	for i, in := range injected {
+		if in.Round != c.Round || in.Player != c.Player || !overlaps(in.Fields, c.Fields) {
+			continue
+		}
+		r := 0
+		if in.Rule != c.Rule {
+			r += 2
+		}
+		if used[i] {
+			r++
+		}
+		if r < rank {
+			k, rank = i, r
+		}
+	}
+	return k
 }
 
 func sameRound(a, b tiles.RoundResult) bool {
