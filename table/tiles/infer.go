@@ -19,6 +19,8 @@ type piece struct {
 	status tiles.Status
 	rule   tiles.Rule
 	seen   int64 // first seen (reported, if not known)
+	// inferred from its stone's move, not seen (missedCard)
+	inferred bool
 }
 
 // seenAt is when the camera first saw o: reported, if it did not say.
@@ -689,6 +691,9 @@ func (l *Loop) calledBesideNoStone(card tiles.Observation) bool {
 // or refused). A judged card that moves no stone may still be its
 // player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
+	if l.inferredTwin(card) {
+		return false
+	}
 	l.turnAssumed(card)
 	before := l.ref.State().Stones
 	v, err := l.send(card)
@@ -701,6 +706,33 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 		return false
 	}
 	w.held, w.v, w.from = false, v, before[v.Stone-1].At
+	return true
+}
+
+// inferredTwin takes card as the one the loop laid for nobody from its
+// stone's move (missedCard) when it lies on that card's fields with their
+// colours: the camera saw it late, it is not a second card over the
+// first (T2c). It reads whose the card is, and reports whether it took
+// it.
+func (l *Loop) inferredTwin(card tiles.Observation) bool {
+	t := l.playingTable()
+	if t == nil || card.Kind != tiles.ObsLay || len(card.Fields) != 2 || len(card.Colours) != 2 {
+		return false
+	}
+	i := slices.IndexFunc(l.pieces, func(p piece) bool {
+		return p.inferred && p.player == "" && len(p.fields) == 2 && slices.Contains(card.Fields, p.fields[0]) && slices.Contains(card.Fields, p.fields[1])
+	})
+	if i < 0 {
+		return false
+	}
+	b := t.Board()
+	a, c := b.Colour(card.Fields[0]), b.Colour(card.Fields[1])
+	if x, y := card.Colours[0], card.Colours[1]; (a != x || c != y) && (a != y || c != x) {
+		return false // wrong colours: a card the loop did not infer
+	}
+	if card.Player != "" {
+		l.owned(tiles.Observation{Kind: tiles.ObsOwner, TimeMS: card.TimeMS, Player: card.Player, Fields: l.pieces[i].fields, By: card.By})
+	}
 	return true
 }
 

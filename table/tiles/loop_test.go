@@ -696,6 +696,48 @@ func TestLoop_T3a_StoneMovedOntoAMissedCard(t *testing.T) {
 	}
 }
 
+// TestLoop_T2c_CardSeenAfterItWasInferredIsNotLaidAgain: a stone moves
+// onto a card the camera has not reported, and something else flushes
+// the move (a joker seen), so the loop lays that card for nobody
+// (missedCard); the camera then reports the card, its frame read, on the
+// same fields with their colours. It is the same card, not a second one
+// over it (T2c, seed 1350 r2): it counts for its player and nothing is
+// called. A card reported there with other colours is another one.
+func TestLoop_T2c_CardSeenAfterItWasInferredIsNotLaidAgain(t *testing.T) {
+	for _, sameColours := range []bool{true, false} {
+		l, ref, vs := twoPlayerRound(t)
+		_, to := legalLay(t, ref, "P1", 3)
+		l.tick(2000)
+		l.apply([]tiles.Observation{seenStone(2000, 3, to)})
+		l.tick(2000 + OrphanWaitMS)
+		k := slices.IndexFunc(*vs, func(v Verdict) bool { return v.Obs.Kind == tiles.ObsLay && v.Obs.By == "loop" })
+		if k < 0 {
+			t.Fatalf("no card inferred from stone 3's move: %v", *vs)
+		}
+		card := (*vs)[k].Obs
+		card.Player, card.By, card.TimeMS = "P1", "camera", 2000
+		if !sameColours {
+			card.Colours = []tiles.Colour{card.Colours[0], otherColour(card.Colours[0], card.Colours[1])}
+		}
+		l.tick(2700)
+		l.apply([]tiles.Observation{card})
+		l.tick(2700 + OrderGraceMS + StoneWaitMS)
+		called := slices.ContainsFunc(*vs, func(v Verdict) bool { return v.Verdict.Status == tiles.StatusViolation })
+		if called == sameColours {
+			t.Errorf("same colours %v: a card called wrong %v, want %v: %v", sameColours, called, !sameColours, *vs)
+		}
+		if !sameColours {
+			continue
+		}
+		if st := ref.State(); st.Laid["P1"] != 1 || st.Stones[2].At != to {
+			t.Errorf("laid %v (want P1 1), stone 3 on %v (want %v)", st.Laid, st.Stones[2].At, to)
+		}
+		if p, _ := ref.Table().Piece(card.Fields[0]); p.Owner != "P1" {
+			t.Errorf("on %v: %+v, want P1's card", card.Fields[0], p)
+		}
+	}
+}
+
 // TestLoop_T5a_FinisherInferredFromACardLaidForNobody: the finisher's
 // last card is seen without its frame read (laid for nobody), so nobody
 // is seen to finish; when the next board appears, the one player short by

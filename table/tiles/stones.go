@@ -406,7 +406,7 @@ func (l *Loop) missedCard(o tiles.Observation) {
 		if v, err := l.send(card); err != nil || v.Status != tiles.StatusOK {
 			return
 		}
-		l.pieces = append(l.pieces, piece{fields: card.Fields, status: tiles.StatusOK})
+		l.pieces = append(l.pieces, piece{fields: card.Fields, status: tiles.StatusOK, inferred: true})
 		l.noteUnsure(fmt.Sprintf("%d ms: stone %d moved to %v with no card seen laid at it: a card at %v-%v was missed, laid for nobody (whose it was is not known, so the round's counts may be short)",
 			o.TimeMS, o.Stone, to, fs[0], fs[1]))
 		l.ownInferred(card.Fields, to)
