@@ -1657,14 +1657,18 @@ func byNearer(wy []via) bool { return slices.ContainsFunc(wy, func(v via) bool {
 // before.
 func byCorner(v via) bool { return v.cornered || v.atCorner }
 
-// irregular counts the stops of a way that a stone makes only when
+// irregular counts the steps of a way that a stone makes only when
 // blocked or played wrongly: a relocation, the nearer colour, a stop
-// the next card meets at a corner, a card met at a corner.
+// the next card meets at a corner, a card met at a corner; a stop that
+// is two of them counts twice (a relocation met at a corner by the next
+// card is a blocked stone and a wrong play).
 func irregular(wy []via) int {
 	n := 0
 	for _, v := range wy {
-		if v.reloc || v.nearer || byCorner(v) {
-			n++
+		for _, b := range []bool{v.reloc, v.nearer, byCorner(v)} {
+			if b {
+				n++
+			}
 		}
 	}
 	return n

@@ -2163,6 +2163,30 @@ func TestTilesVision_T3a_MoveKnowsWhenItsStoneWasSeenGone(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T2a_WrongCardAfterARelocationNotCalledAtACorner: a
+// blocked stone relocated onto a card (T3b) and moved on at once onto
+// the next card, which has the wrong colours; the stone was not seen on
+// the relocation card. Stopped on its field away from the next card, the
+// next card meets it at a corner (T2d); stopped beside it, the next card
+// is wrong for its colours (T2a). Each way is a relocation and one wrong
+// play: the stop that is both a relocation and met at a corner counts
+// twice, and the way on which the stone went on to the next card's
+// farther colour is taken (seed 1368 r1: called T2d).
+func TestTilesVision_T2a_WrongCardAfterARelocationNotCalledAtACorner(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	card := [2]tiles.Field{f(10, 2), f(11, 2)}
+	cornered := []via{{card: card, at: f(10, 2), reloc: true, cornered: true}}
+	beside := []via{{card: card, at: f(11, 2), reloc: true}}
+	for _, wrong := range []bool{false, true} {
+		if got, ok := pickWay([][]via{cornered, beside}, f(11, 1), f(11, 0), wrong); !ok || len(got) != 1 || got[0].at != f(11, 2) {
+			t.Errorf("next card on other colours %v: pickWay = %+v (%v), want the stop on (11,2)", wrong, got, ok)
+		}
+	}
+	if n := irregular(cornered); n != 2 {
+		t.Errorf("a relocation met at a corner: %d irregular steps, want 2", n)
+	}
+}
+
 // TestTilesVision_T3a_NearerColourOverACornerOnTheWay: two ways as good,
 // one by a stop on a card's nearer colour (T3a), one over a card met at
 // the corner of the field the stone left (T2d), both ending beside the new
