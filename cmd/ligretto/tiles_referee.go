@@ -198,6 +198,16 @@ type tilesPrinter struct {
 	err    error
 }
 
+// owned names player in the calls on a card laid for nobody on fs, whose
+// owner was read or inferred since: the fault is theirs (T5).
+func (p *tilesPrinter) owned(fs []tiles.Field, player string) {
+	for i, c := range p.called {
+		if c.Player == "" && len(c.Fields) == 2 && len(fs) == 2 && slices.Contains(fs, c.Fields[0]) && slices.Contains(fs, c.Fields[1]) {
+			p.called[i].Player = player
+		}
+	}
+}
+
 func (p *tilesPrinter) print(tv ttable.Verdict) {
 	o, v := tv.Obs, tv.Verdict
 	if tv.Err == nil {
@@ -209,6 +219,9 @@ func (p *tilesPrinter) print(tv ttable.Verdict) {
 		}
 		if v.Withdraws > 0 { // a call found wrong: the play was legal
 			p.called = slices.DeleteFunc(p.called, func(c tilesCall) bool { return c.Seq == v.Withdraws })
+		}
+		if o.Kind == tiles.ObsOwner && v.Status == tiles.StatusInfo {
+			p.owned(o.Fields, v.Player)
 		}
 		if v.Status == tiles.StatusViolation {
 			p.called = append(p.called, tilesCall{Seq: v.Seq, Round: p.ref.State().Round, TimeMS: o.TimeMS, Player: v.Player, Rule: v.Rule, Fields: o.Fields, Reason: v.Reason, Unsure: v.Unsure})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ligretto/referee/tiles"
+	ttable "ligretto/table/tiles"
 )
 
 // TestTilesReferee_BadArgumentsExit2: bad flags are usage errors (exit 2)
@@ -115,4 +116,26 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// TestTilesReferee_T5_CallOnACardLaidForNobodyNamesItsOwnerOnceKnown: a
+// wrong card whose frame was not read is called for nobody; when its
+// owner is read or inferred later (the referee moves the fault to them),
+// the call in the result names them too. A call on another card stays
+// as it was.
+func TestTilesReferee_T5_CallOnACardLaidForNobodyNamesItsOwnerOnceKnown(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	var out strings.Builder
+	p := &tilesPrinter{out: &out, ref: tiles.New()}
+	wrong := func(seq int, fs ...tiles.Field) ttable.Verdict {
+		return ttable.Verdict{Obs: tiles.Observation{Kind: tiles.ObsLay, Fields: fs},
+			Verdict: tiles.Verdict{Seq: seq, Status: tiles.StatusViolation, Rule: tiles.T2d, Reason: "an unread frame's card meets a stone at a corner alone"}}
+	}
+	p.print(wrong(1, f(6, 9), f(6, 10)))
+	p.print(wrong(2, f(2, 2), f(2, 3)))
+	p.print(ttable.Verdict{Obs: tiles.Observation{Kind: tiles.ObsOwner, Player: "P1", Fields: []tiles.Field{f(6, 10), f(6, 9)}},
+		Verdict: tiles.Verdict{Seq: 3, Status: tiles.StatusInfo, Player: "P1", Reason: "the card at (6,10)-(6,9), laid for nobody, is P1's"}})
+	if len(p.called) != 2 || p.called[0].Player != "P1" || p.called[1].Player != "" {
+		t.Errorf("calls %+v: want the first named P1, the second for nobody", p.called)
+	}
 }
