@@ -164,7 +164,13 @@ func (t *Table) CardFits(fs [2]Field) bool {
 	if !aok || !bok || a.Kind != PieceCard || b.Kind != PieceCard {
 		return false
 	}
-	return t.checkColours(Lay{Fields: fs, Colours: [2]Colour{a.Colour, b.Colour}}) == nil
+	return t.ColoursFit(fs, [2]Colour{a.Colour, b.Colour})
+}
+
+// ColoursFit reports whether a card of colours cs fits fields fs (T2a;
+// swapped, as T2e allows unless the orientation is strict).
+func (t *Table) ColoursFit(fs [2]Field, cs [2]Colour) bool {
+	return t.checkColours(Lay{Fields: fs, Colours: cs}) == nil
 }
 
 // Laid returns the cards each player has laid this round.

@@ -687,11 +687,12 @@ func (l *Loop) calledBesideNoStone(card tiles.Observation) bool {
 }
 
 // give sends a card to the referee and notes its verdict in w; it
-// reports whether the card's stone is to move (a card judged, not late
-// or refused). A judged card that moves no stone may still be its
+// reports whether the card's stone is to move (a card judged, not late,
+// refused or taken as one the loop inferred). A judged card that moves no stone may still be its
 // player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	if l.inferredTwin(card) {
+		l.lastUnmoved(w) // its stone moved already; the last card still ends the round (T5a)
 		return false
 	}
 	l.turnAssumed(card)
@@ -710,10 +711,11 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 }
 
 // inferredTwin takes card as the one the loop laid for nobody from its
-// stone's move (missedCard) when it lies on that card's fields with their
-// colours: the camera saw it late, it is not a second card over the
-// first (T2c). It reads whose the card is, and reports whether it took
-// it.
+// stone's move (missedCard) when it lies on that card's fields with
+// colours that fit them: the camera saw it late, it is not a second card
+// over the first (T2c). The referee learns whose it is; whether it was
+// their last is left to the caller (give), which may be releasing the
+// waiting cards. It reports whether it took the card.
 func (l *Loop) inferredTwin(card tiles.Observation) bool {
 	t := l.playingTable()
 	if t == nil || card.Kind != tiles.ObsLay || len(card.Fields) != 2 || len(card.Colours) != 2 {
@@ -722,16 +724,15 @@ func (l *Loop) inferredTwin(card tiles.Observation) bool {
 	i := slices.IndexFunc(l.pieces, func(p piece) bool {
 		return p.inferred && p.player == "" && len(p.fields) == 2 && slices.Contains(card.Fields, p.fields[0]) && slices.Contains(card.Fields, p.fields[1])
 	})
-	if i < 0 {
-		return false
+	if i < 0 || !t.ColoursFit([2]tiles.Field(card.Fields), [2]tiles.Colour(card.Colours)) {
+		return false // other colours: a card the loop did not infer
 	}
-	b := t.Board()
-	a, c := b.Colour(card.Fields[0]), b.Colour(card.Fields[1])
-	if x, y := card.Colours[0], card.Colours[1]; (a != x || c != y) && (a != y || c != x) {
-		return false // wrong colours: a card the loop did not infer
-	}
+	p := &l.pieces[i]
+	p.inferred = false
 	if card.Player != "" {
-		l.owned(tiles.Observation{Kind: tiles.ObsOwner, TimeMS: card.TimeMS, Player: card.Player, Fields: l.pieces[i].fields, By: card.By})
+		if _, err := l.send(tiles.Observation{Kind: tiles.ObsOwner, TimeMS: card.TimeMS, Player: card.Player, Fields: p.fields, By: card.By}); err == nil {
+			p.player = card.Player
+		}
 	}
 	return true
 }

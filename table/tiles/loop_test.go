@@ -738,6 +738,65 @@ func TestLoop_T2c_CardSeenAfterItWasInferredIsNotLaidAgain(t *testing.T) {
 	}
 }
 
+// TestLoop_T5a_LastCardSeenAfterItWasInferredEndsTheRound: the
+// finisher's last card is reported only after its stone's move was
+// given to the referee and the card inferred for nobody (missedCard):
+// the card read then is that card, its owner's last, and the round ends
+// with them as the finisher, scored as simulated, with no card called
+// over it (T2c).
+func TestLoop_T5a_LastCardSeenAfterItWasInferredEndsTheRound(t *testing.T) {
+	for _, seed := range []uint64{3, 23} {
+		var events []tilesim.Event
+		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 2}, func(e tilesim.Event) error { events = append(events, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := tiles.New()
+		var vs []Verdict
+		l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped := false
+		for i, e := range events {
+			if e.Round > 1 && e.Kind != tilesim.EvRound {
+				break
+			}
+			obs := seen(e)
+			if !stopped && e.Kind == tilesim.EvLay && i+1 < len(events) && events[i+1].Kind == tilesim.EvStop {
+				stopped = true
+				if len(obs) != 2 || obs[0].Kind != tiles.ObsLay || obs[1].Kind != tiles.ObsStone {
+					t.Fatalf("seed %d: the last card's observations %v, want a lay and a stone", seed, obs)
+				}
+				l.tick(e.TimeMS)
+				l.apply(obs[1:]) // the stone's move alone
+				l.tick(e.TimeMS + OrphanWaitMS + 100)
+				lay := obs[0]
+				lay.TimeMS = e.TimeMS + OrphanWaitMS + 200
+				lay.SeenMS = lay.TimeMS
+				l.apply([]tiles.Observation{lay})
+				l.tick(lay.TimeMS + StopGraceMS + StoneWaitMS)
+				continue
+			}
+			l.tick(e.TimeMS)
+			l.apply(obs)
+		}
+		l.Close()
+		if !stopped {
+			t.Fatalf("seed %d: the simulated round has no stop", seed)
+		}
+		if !slices.ContainsFunc(vs, func(v Verdict) bool { return v.Obs.Kind == tiles.ObsLay && v.Obs.By == "loop" }) {
+			t.Fatalf("seed %d: the last card was not inferred from its stone's move first", seed)
+		}
+		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
+			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds[0])
+		}
+		if slices.ContainsFunc(vs, func(v Verdict) bool { return v.Verdict.Rule == tiles.T2c }) {
+			t.Errorf("seed %d: a card called over another (T2c): %v", seed, vs)
+		}
+	}
+}
+
 // TestLoop_T5a_FinisherInferredFromACardLaidForNobody: the finisher's
 // last card is seen without its frame read (laid for nobody), so nobody
 // is seen to finish; when the next board appears, the one player short by

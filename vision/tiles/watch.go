@@ -1659,9 +1659,9 @@ func byCorner(v via) bool { return v.cornered || v.atCorner }
 
 // irregular counts the steps of a way that a stone makes only when
 // blocked or played wrongly: a relocation, the nearer colour, a stop
-// the next card meets at a corner, a card met at a corner; a stop that
-// is two of them counts twice (a relocation met at a corner by the next
-// card is a blocked stone and a wrong play).
+// the next card meets at a corner, a card met at a corner; each kind
+// once a stop, so a relocation met at a corner by the next card counts
+// twice (a blocked stone and a wrong play).
 func irregular(wy []via) int {
 	n := 0
 	for _, v := range wy {
