@@ -688,8 +688,8 @@ func (l *Loop) calledBesideNoStone(card tiles.Observation) bool {
 
 // give sends a card to the referee and notes its verdict in w; it
 // reports whether the card's stone is to move (a card judged, not late,
-// refused or taken as one the loop inferred). A judged card that moves no stone may still be its
-// player's last (lastUnmoved).
+// refused or taken as one the loop inferred). A judged card that moves
+// no stone may still be its player's last (lastUnmoved).
 func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	if l.inferredTwin(card) {
 		l.lastUnmoved(w) // its stone moved already; the last card still ends the round (T5a)
