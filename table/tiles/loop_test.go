@@ -30,6 +30,25 @@ func seen(e tilesim.Event) []tiles.Observation {
 	return out
 }
 
+// simulatedLoop simulates a match of cfg and begins a loop, and its
+// referee, for the match's players and settings: the loop keeps its
+// verdicts in vs and is closed when the test ends.
+func simulatedLoop(t *testing.T, cfg tilesim.Config) (events []tilesim.Event, res tilesim.Result, l *Loop, ref *tiles.Referee, vs *[]Verdict) {
+	t.Helper()
+	res, err := tilesim.Run(cfg, func(e tilesim.Event) error { events = append(events, e); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, vs = tiles.New(), &[]Verdict{}
+	l, err = New(Config{Players: tiles.DefaultPlayers(cfg.Players), Settings: res.Settings,
+		OnVerdict: func(v Verdict) { *vs = append(*vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return events, res, l, ref, vs
+}
+
 // feed runs a match's camera-visible observations through a loop as
 // frames would bring them (ticking the clock at every event), and a last
 // tick after the end.
@@ -39,19 +58,7 @@ func seen(e tilesim.Event) []tiles.Observation {
 // next card's halves were still settling.
 func feed(t *testing.T, cfg tilesim.Config, lateStones bool) (tilesim.Result, *tiles.Referee, []Verdict) {
 	t.Helper()
-	var events []tilesim.Event
-	res, err := tilesim.Run(cfg, func(e tilesim.Event) error { events = append(events, e); return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := tiles.New()
-	var vs []Verdict
-	l, err := New(Config{Players: tiles.DefaultPlayers(cfg.Players), Settings: res.Settings,
-		OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	events, res, l, ref, vs := simulatedLoop(t, cfg)
 	var late []tiles.Observation
 	for _, e := range events {
 		obs := seen(e)
@@ -70,7 +77,7 @@ func feed(t *testing.T, cfg tilesim.Config, lateStones bool) (tilesim.Result, *t
 	}
 	l.apply(late)
 	l.tick(res.EndMS + StopWaitMS)
-	return res, ref, vs
+	return res, ref, *vs
 }
 
 // TestLoop_T5a_StopAndCountsInferredFromTheBoard: over many simulated
@@ -232,18 +239,7 @@ func TestLoop_ConfigRefusesBadPlayers_T1(t *testing.T) {
 // the loop assumes each legal one (T3a) within StoneWaitMS, and nothing is
 // called wrong.
 func TestLoop_T5a_NothingCountsAfterTheLastCard(t *testing.T) {
-	var events []tilesim.Event
-	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 3, Rounds: 1}, func(e tilesim.Event) error { events = append(events, e); return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := tiles.New()
-	var vs []Verdict
-	l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	events, res, l, ref, vs := simulatedLoop(t, tilesim.Config{Players: 2, Seed: 3, Rounds: 1})
 	var stop tilesim.Event
 	for _, e := range events {
 		if e.Kind == tilesim.EvStop {
@@ -270,12 +266,12 @@ func TestLoop_T5a_NothingCountsAfterTheLastCard(t *testing.T) {
 	if len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
 		t.Fatalf("scored %+v, want %+v", m.Rounds, res.Rounds)
 	}
-	for _, v := range vs {
+	for _, v := range *vs {
 		if v.Verdict.Status == tiles.StatusViolation {
 			t.Errorf("called wrong: %s", v.Verdict.Reason)
 		}
 	}
-	last := vs[len(vs)-1]
+	last := (*vs)[len(*vs)-1]
 	if last.Obs.TimeMS != late.TimeMS || last.Obs.Kind != tiles.ObsLay || !errors.Is(last.Err, tiles.ErrPhase) {
 		t.Fatalf("the late card: %+v, want refused between rounds", last)
 	}
@@ -746,17 +742,7 @@ func TestLoop_T2c_CardSeenAfterItWasInferredIsNotLaidAgain(t *testing.T) {
 // over it (T2c).
 func TestLoop_T5a_LastCardSeenAfterItWasInferredEndsTheRound(t *testing.T) {
 	for _, seed := range []uint64{3, 23} {
-		var events []tilesim.Event
-		res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: seed, Rounds: 2}, func(e tilesim.Event) error { events = append(events, e); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := tiles.New()
-		var vs []Verdict
-		l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		events, res, l, ref, vs := simulatedLoop(t, tilesim.Config{Players: 2, Seed: seed, Rounds: 2})
 		stopped := false
 		for i, e := range events {
 			if e.Round > 1 && e.Kind != tilesim.EvRound {
@@ -781,18 +767,17 @@ func TestLoop_T5a_LastCardSeenAfterItWasInferredEndsTheRound(t *testing.T) {
 			l.tick(e.TimeMS)
 			l.apply(obs)
 		}
-		l.Close()
 		if !stopped {
 			t.Fatalf("seed %d: the simulated round has no stop", seed)
 		}
-		if !slices.ContainsFunc(vs, func(v Verdict) bool { return v.Obs.Kind == tiles.ObsLay && v.Obs.By == "loop" }) {
+		if !slices.ContainsFunc(*vs, func(v Verdict) bool { return v.Obs.Kind == tiles.ObsLay && v.Obs.By == "loop" }) {
 			t.Fatalf("seed %d: the last card was not inferred from its stone's move first", seed)
 		}
 		if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
 			t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds[0])
 		}
-		if slices.ContainsFunc(vs, func(v Verdict) bool { return v.Verdict.Rule == tiles.T2c }) {
-			t.Errorf("seed %d: a card called over another (T2c): %v", seed, vs)
+		if slices.ContainsFunc(*vs, func(v Verdict) bool { return v.Verdict.Rule == tiles.T2c }) {
+			t.Errorf("seed %d: a card called over another (T2c): %v", seed, *vs)
 		}
 	}
 }
@@ -804,17 +789,7 @@ func TestLoop_T5a_LastCardSeenAfterItWasInferredEndsTheRound(t *testing.T) {
 // as the simulator did, not as nobody able to lay (T6a), and the loop
 // says it is unsure.
 func TestLoop_T5a_FinisherInferredFromACardLaidForNobody(t *testing.T) {
-	var events []tilesim.Event
-	res, err := tilesim.Run(tilesim.Config{Players: 2, Seed: 3, Rounds: 2}, func(e tilesim.Event) error { events = append(events, e); return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := tiles.New()
-	l, err := New(Config{Players: tiles.DefaultPlayers(2), Settings: res.Settings}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	events, res, l, ref, _ := simulatedLoop(t, tilesim.Config{Players: 2, Seed: 3, Rounds: 2})
 	stopped := false
 	for i, e := range events {
 		if e.Kind == tilesim.EvStop && !stopped {
