@@ -210,16 +210,24 @@ func findBoard(t *topView, players int) (*Board, error) {
 	k := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(7, 7))
 	defer k.Close()
 	gocv.MorphologyEx(mask, &mask, gocv.MorphClose, k)
-	parts := partsIn(mask)
-	if len(parts) != want {
-		// A saturated cloth (checks of a print colour) joins the parts:
-		// its squares are smaller than a field, the parts solid.
+	b, err := boardOf(t, partsIn(mask), want, cols)
+	if err != nil {
+		// A saturated cloth (checks of a print colour) joins the parts or
+		// sticks to them: its squares are smaller than a field, the parts
+		// solid.
 		n := int(math.Round(0.8 * FieldMM * pxPerMM))
 		kc := gocv.GetStructuringElement(gocv.MorphRect, image.Pt(n, n))
 		defer kc.Close()
 		gocv.MorphologyEx(mask, &mask, gocv.MorphOpen, kc)
-		parts = partsIn(mask)
+		b, err = boardOf(t, partsIn(mask), want, cols)
 	}
+	return b, err
+}
+
+// boardOf orders the parts found in rows and reads every field's colour:
+// a part's square that is off (a blob with some cloth in it) leaves a
+// field without one colour.
+func boardOf(t *topView, parts []Pose, want, cols int) (*Board, error) {
 	if len(parts) != want {
 		return nil, fmt.Errorf("%w: %d board parts seen, want %d", ErrNoBoard, len(parts), want)
 	}

@@ -109,6 +109,39 @@ func TestTilesVision_T1_BoardOnAClothCheckedInAPrintColour(t *testing.T) {
 	boardFound(t, events, sc, 0, events[1])
 }
 
+// TestTilesVision_T1_BoardOnAClothStickingToAPart: a cloth checked in
+// blue whose squares touch a board part's edge: the part's blob, cloth
+// and all, has a part's size, its square sits off, and a field shows no
+// one colour; the board is read again from the mask without the cloth
+// (seed 1379, 4 players: its first round never refereed, the board seen
+// on few frames before the first card). Every frame of the board's first
+// seconds is read, and read right.
+func TestTilesVision_T1_BoardOnAClothStickingToAPart(t *testing.T) {
+	events, sc := stagedRoundOf(t, 4, 1379, -1)
+	mat := gocv.NewMat()
+	defer mat.Close()
+	for tMS := int64(0); tMS < 3000; tMS += 100 {
+		if _, err := sc.Render(tMS, &mat); err != nil {
+			t.Fatal(err)
+		}
+		top, err := newTopView(mat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := top.warp(mat); err != nil {
+			t.Fatal(err)
+		}
+		b, err := findBoard(top, 4)
+		top.Close()
+		if err != nil {
+			t.Fatalf("at %d ms: %v", tMS, err)
+		}
+		if !reflect.DeepEqual(b.Layout, *events[1].Layout) {
+			t.Fatalf("at %d ms: board %v, want %v", tMS, b.Layout, *events[1].Layout)
+		}
+	}
+}
+
 // TestTilesVision_T1_BoardFoundWithAStoneOffItsFieldsMiddle: the second
 // round's board of seed 802 (3 players, bots erring 3%), a stone set down
 // off its field's middle: its disc leaves part of the field's middle
