@@ -367,6 +367,45 @@ func TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall(t *testing.T) {
 	blockedOntoCornerCard(t, "", true)
 }
 
+// TestTiles_T2d_StoneThatCameBesideACornerCardTakesIt: a card called as
+// meeting stone 1's field at a corner alone (T2d), then another player's
+// card laid at stone 2 (seen whole later, laid first), which carries
+// stone 2 beside the first card: stone 2 moving onto it shows the first
+// card was laid at stone 2, after the second. The call is withdrawn and
+// stone 1 awaits nothing; a stone neither blocked nor beside the card
+// takes nothing (held-out 1361: the camera saw the two cards whole in
+// the other order, and the call stood).
+func TestTiles_T2d_StoneThatCameBesideACornerCardTakesIt(t *testing.T) {
+	r := roundStarted(t)
+	tb := r.g.table
+	tb.stones[0].At, tb.stones[1].At, tb.stones[2].At, tb.stones[3].At = Field{2, 2}, Field{5, 3}, Field{9, 6}, Field{0, 6}
+	card := fitting(tb, "P2", Field{3, 3}, Field{3, 4}) // (3,3) meets (2,2) at a corner alone
+	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: card.Fields[:], Colours: card.Colours[:]})
+	if err != nil || called.Rule != T2d || called.Stone != 1 {
+		t.Fatalf("the corner card: %+v %v, want a T2d call at stone 1", called, err)
+	}
+	at2 := fitting(tb, "P1", Field{4, 3}, Field{4, 4}) // at stone 2 on (5,3): it goes onto (4,4), beside (3,4)
+	if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1200, Player: "P1", Fields: at2.Fields[:], Colours: at2.Colours[:], Stone: 2}); err != nil || v.Status != StatusOK {
+		t.Fatalf("the card at stone 2: %+v %v, want ok", v, err)
+	}
+	if v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1300, Stone: 2, Fields: []Field{{4, 4}}}); err != nil || v.Status != StatusOK {
+		t.Fatalf("stone 2 onto (4,4): %+v %v, want ok", v, err)
+	}
+	if r.Reclaims(3, Field{3, 3}, 1500) {
+		t.Error("stone 3, far from the corner card and not blocked, takes it as laid at it")
+	}
+	if !r.Reclaims(2, Field{3, 3}, 1500) {
+		t.Fatal("stone 2, beside the corner card, does not take it as laid at it")
+	}
+	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: []Field{{3, 3}}})
+	if err != nil || v.Status != StatusOK || v.Rule != T3a || v.Withdraws != called.Seq || v.Player != "P2" {
+		t.Fatalf("stone 2 onto the corner card's farther field: %+v %v, want ok (T3a), withdrawing call %d", v, err, called.Seq)
+	}
+	if st := r.State(); len(st.Faults) != 0 || st.Stones[1].At != (Field{3, 3}) || tb.Awaited(1) {
+		t.Errorf("after: faults %v, stone 2 on %v (want none, on (3,3)), stone 1 awaits a card %v", st.Faults, st.Stones[1].At, tb.Awaited(1))
+	}
+}
+
 // roundStarted is a referee with script's match and first round begun.
 func roundStarted(t *testing.T) *Referee {
 	t.Helper()

@@ -28,10 +28,13 @@ type stray struct {
 // strayAt finds the stray card on f that stone (1..4) may have moved
 // onto: the stone has no card awaiting it nor relocates onto a card laid
 // for it (CheckStone judges those), and the card was laid lately. A card
-// called T2d is another stone's only if that stone was blocked: carried
-// over to a new place (T3b), it made the card no wrong play, whoever owed
-// the stone; the corner stone moving onto it is the wrong play itself,
-// as is another stone whose field it meets at a corner (takenFrom).
+// called T2d is another stone's only if that stone was blocked (carried
+// over to a new place, T3b, it made the card no wrong play, whoever owed
+// the stone) or stands beside the card: it came there after the call, on
+// a card the camera saw whole later but that was laid first, and the
+// card was laid at it. The corner stone moving onto it is the wrong play
+// itself, as is another stone whose field it meets at a corner
+// (takenFrom).
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 	return g.strayOn(g.table, stone, f, tMS)
 }
@@ -42,7 +45,7 @@ func (g *game) strayOn(t *Table, stone int, f Field, tMS int64) *stray {
 	if s == nil || t.Awaited(stone) || (s.corner == 0 && t.relocatedBy(stone, f) > 0) || tMS-s.timeMS > strayWindowMS {
 		return nil
 	}
-	if s.corner != 0 && (stone == s.corner || !t.Blocked(stone)) {
+	if s.corner != 0 && (stone == s.corner || !t.Blocked(stone) && !besideCard(t.stones[stone-1].At, s.lay.Fields)) {
 		return nil
 	}
 	if p, _ := t.Piece(f); p.Kind != PieceCard || p.Owner != s.lay.Player {
@@ -68,19 +71,19 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	case s.late:
 		v.Withdraws = 0
 		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, seen late: laid at that stone", o.Stone, owner(l.Player), l.Fields[0], l.Fields[1])
+	case beside:
+		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, which it came beside after the call: laid at that stone, so the %s call is withdrawn",
+			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
 	case s.corner != 0:
 		v.Rule = T3b
 		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
 			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
-	case beside:
-		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, which it came beside after the call: laid at that stone, so the %s call is withdrawn",
-			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
 	default:
 		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at that stone after all (the referee had it on %v), so the %s call is withdrawn",
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], from, s.fault.Rule)
 	}
 	x := g.table.checkColours(l)
-	if x == nil && s.corner == 0 && !s.late && beside && o.Fields[0] == near {
+	if x == nil && !s.late && beside && o.Fields[0] == near {
 		// it lies by the stone where the referee has it: onto its farther colour
 		x = violation(T3a, "stone %d goes onto the farther colour at %v, not to %v", o.Stone, far, near)
 	}
@@ -98,6 +101,10 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 		g.ways[o.Stone-1] = nil
 	}
 }
+
+// besideCard reports whether a stone on f stands beside a field of the
+// card on fs (a full edge).
+func besideCard(f Field, fs [2]Field) bool { return f.Adjacent(fs[0]) || f.Adjacent(fs[1]) }
 
 // reclaim moves stone onto a card that was judged laid beside no stone,
 // replacing that fault of player's with x (nil: none).
