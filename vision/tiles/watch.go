@@ -1764,7 +1764,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			delete(w.halves, g)
 		case v.pair != nil:
 			v.pair.pairStone = it.stone + 1
-			if w.after(v.pair, it) {
+			if w.after(v.pair, it) || slices.Contains(w.items, v.pair) && coversEarlier(vias[:i], v.pair) {
 				for _, o := range v.pair.obs {
 					if o.Kind == tiles.ObsLay {
 						o.Stone = it.stone + 1
@@ -1777,6 +1777,15 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 		out = append(out, w.stop(v, it, p, tMS))
 	}
 	return out, true
+}
+
+// coversEarlier reports whether card pr lies over a card covered at once
+// on the way before it: held back for it (overNewHalf), it is reported
+// after it, here.
+func coversEarlier(before []via, pr *item) bool {
+	return slices.ContainsFunc(before, func(v via) bool {
+		return v.covered && slices.Contains(pr.halves[:], v.card[1])
+	})
 }
 
 // stop is the stone of move it standing on via v, unseen, on its way to
@@ -2019,7 +2028,7 @@ func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	n := 0
 	w.seenFirstAhead()
 	for _, it := range w.items {
-		if !it.done || w.besideNewJoker(it) || w.besideEarlierHalf(it) {
+		if !it.done || w.besideNewJoker(it) || w.besideEarlierHalf(it) || w.overNewHalf(it, tMS) {
 			break
 		}
 		out = append(out, it.obs...)
@@ -2057,6 +2066,30 @@ func (w *Watcher) besideEarlierHalf(it *item) bool {
 	}
 	return false
 }
+
+// overNewHalf reports whether card it, seen whole with no stone's move
+// paired to it, lies over the other half of a new card half, open
+// towards it, that showed with it or soon after: a card it covered at
+// once (T2c), laid before it. That card goes first; a stone's way over
+// both reports them in order (viaCard), within coveredHoldMS.
+func (w *Watcher) overNewHalf(it *item, tMS int64) bool {
+	if it.move || it.seen == 0 || it.pairStone != 0 || it.late || tMS-it.t > coveredHoldMS {
+		return false
+	}
+	for f, t0 := range w.halves {
+		if t0 < it.seen-seenAheadMS || t0 > it.seen+coveredLateMS {
+			continue
+		}
+		if o := w.believed(f).open; o >= 0 && slices.Contains(it.halves[:], step(f, o)) {
+			return true
+		}
+	}
+	return false
+}
+
+// coveredHoldMS is how long a card seen whole is held back while a card
+// it may have covered at once waits for the stone's way over both.
+const coveredHoldMS = 3000
 
 // nearPiece reports whether f touches or meets at a corner one of fs.
 func nearPiece(f tiles.Field, fs []tiles.Field) bool {
