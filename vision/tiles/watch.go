@@ -721,10 +721,21 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) (cost int, wrong boo
 		left = w.cardSeen(f, tMS)
 	}
 	c := 1 + int(w.leftLag(i, left+100)/50)
-	if !w.blocked(a) {
+	if !w.blocked(a) || w.cardLaidAt(i) {
 		return c + 10, true
 	}
 	return c, false
+}
+
+// cardLaidAt reports whether a card seen whole since stone i stood on its
+// field lies beside that field, with no other stone seen going onto it:
+// the stone had a legal place by it, and was not blocked, though the
+// card fills that place now.
+func (w *Watcher) cardLaidAt(i int) bool {
+	a := w.stones[i]
+	return slices.ContainsFunc(w.pairs, func(pr *item) bool {
+		return pr.seen >= w.arrived[i] && (pr.pairStone == 0 || pr.pairStone == i+1) && (touch(pr.halves[0], a) || touch(pr.halves[1], a))
+	})
 }
 
 // wrongWeight weighs a move the rules forbid, in pairing stones gone

@@ -1088,6 +1088,33 @@ func TestTilesVision_T3a_StoneGlimpsedOnTheNearerColour(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T3b_StoneWithACardLaidAtItWasNotBlocked: a stone
+// whose free places are all filled by now may have filled them itself:
+// a card seen whole beside its field since it came there was laid at it,
+// so it had a legal place and was not blocked, and its move far away is
+// no relocation (T3b) but a wrong one. Taken as a relocation, it was
+// cheaper than the way by the rules over a card called wrong (T2d), and
+// two stones moving at once were swapped (dev 1374 r1: nine calls wrong
+// after). A card that lay there before the stone came says nothing.
+func TestTilesVision_T3b_StoneWithACardLaidAtItWasNotBlocked(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, c := range []struct {
+		cardSeen  int64 // the stone came at 1000
+		wantWrong bool
+	}{{1500, true}, {800, false}, {0, false}} {
+		w := boardSeen(12, classColour[pxGreen]) // every stone blocked by the board's colours
+		w.stones = [tiles.Stones]tiles.Field{f(5, 5), f(0, 0), f(11, 0), f(0, 11)}
+		w.arrived[0], w.inSight[0], w.goneSince[0] = 1000, 1800, 1900
+		if c.cardSeen > 0 {
+			seenWhole(w, c.cardSeen+100, c.cardSeen, f(6, 5), f(7, 5))
+		}
+		w.cameSince[f(9, 9)] = 2000
+		if _, wrong := w.moveCost(0, f(9, 9), 2100); wrong != c.wantWrong {
+			t.Errorf("card beside the stone seen at %d ms (0: none): the move far away wrong %v, want %v", c.cardSeen, wrong, c.wantWrong)
+		}
+	}
+}
+
 // TestTilesVision_T3b_CardUnderAnotherStoneIsNoWay: a card seen whole
 // with a stone seen on it since, its move not paired yet (a blocked stone
 // carried across the board, T3b), is that stone's card: it is not on the
