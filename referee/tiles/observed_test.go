@@ -376,6 +376,16 @@ func TestTiles_T2d_BlockedStoneOntoACornerCardWithdrawsTheCall(t *testing.T) {
 // takes nothing (held-out 1361: the camera saw the two cards whole in
 // the other order, and the call stood).
 func TestTiles_T2d_StoneThatCameBesideACornerCardTakesIt(t *testing.T) {
+	for _, onto := range []Field{{3, 3}, {3, 4}} {
+		besideCornerCard(t, onto)
+	}
+}
+
+// besideCornerCard plays TestTiles_T2d_StoneThatCameBesideACornerCard-
+// TakesIt with stone 2 going onto field onto of the corner card: its
+// farther colour (3,3), or the nearer (3,4), a wrong move (T3a).
+func besideCornerCard(t *testing.T, onto Field) {
+	t.Helper()
 	r := roundStarted(t)
 	tb := r.g.table
 	tb.stones[0].At, tb.stones[1].At, tb.stones[2].At, tb.stones[3].At = Field{2, 2}, Field{5, 3}, Field{9, 6}, Field{0, 6}
@@ -397,7 +407,16 @@ func TestTiles_T2d_StoneThatCameBesideACornerCardTakesIt(t *testing.T) {
 	if !r.Reclaims(2, Field{3, 3}, 1500) {
 		t.Fatal("stone 2, beside the corner card, does not take it as laid at it")
 	}
-	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: []Field{{3, 3}}})
+	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: []Field{onto}})
+	if onto == (Field{3, 4}) { // the nearer colour: the call is withdrawn, the move called
+		if err != nil || v.Status != StatusViolation || v.Rule != T3a || v.Withdraws != called.Seq {
+			t.Fatalf("stone 2 onto the corner card's nearer field: %+v %v, want a T3a call withdrawing call %d", v, err, called.Seq)
+		}
+		if f := r.State().Faults["P2"]; len(f) != 1 || f[0].Rule != T3a {
+			t.Errorf("P2's faults %v, want the T3a alone", f)
+		}
+		return
+	}
 	if err != nil || v.Status != StatusOK || v.Rule != T3a || v.Withdraws != called.Seq || v.Player != "P2" {
 		t.Fatalf("stone 2 onto the corner card's farther field: %+v %v, want ok (T3a), withdrawing call %d", v, err, called.Seq)
 	}

@@ -30,11 +30,12 @@ type stray struct {
 // for it (CheckStone judges those), and the card was laid lately. A card
 // called T2d is another stone's only if that stone was blocked (carried
 // over to a new place, T3b, it made the card no wrong play, whoever owed
-// the stone) or stands beside the card: it came there after the call, on
-// a card the camera saw whole later but that was laid first, and the
-// card was laid at it. The corner stone moving onto it is the wrong play
-// itself, as is another stone whose field it meets at a corner
-// (takenFrom).
+// the stone) or now stands beside it (it came there after the call: the
+// card was laid at it, after a card seen later). The corner stone moving
+// onto it is the wrong play itself, as is another stone whose field it
+// meets at a corner (takenFrom). A swap of the corner stone's name with
+// a stone beside the card loses the call; a name kept wrongly called a
+// legal card wrong.
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 	return g.strayOn(g.table, stone, f, tMS)
 }
@@ -57,8 +58,8 @@ func (g *game) strayOn(t *Table, stone int, f Field, tMS int64) *stray {
 // decideReclaim judges stone o moving onto stray card s: a stone moves
 // only onto a card laid at it (T3a), so the card was laid at that stone,
 // which stood elsewhere than the referee had it (a card laid at it was
-// missed), or a blocked stone relocated onto it (T3b; always so for a
-// card called T2d). The T2b or T2d call is withdrawn; the card's colours
+// missed), or a blocked stone relocated onto it (T3b), or it came beside
+// the card after the call. The T2b or T2d call is withdrawn; the card's colours
 // are judged now (T2a), and, for a card that lies by the stone where the
 // referee has it (it came beside the card after the call), the colour
 // the stone went onto (T3a).

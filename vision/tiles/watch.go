@@ -721,20 +721,25 @@ func (w *Watcher) moveCost(i int, f tiles.Field, tMS int64) (cost int, wrong boo
 		left = w.cardSeen(f, tMS)
 	}
 	c := 1 + int(w.leftLag(i, left+100)/50)
-	if !w.blocked(a) || w.cardLaidAt(i) {
+	if !w.blocked(a) || w.cardLaidAt(i, tMS) {
 		return c + 10, true
 	}
 	return c, false
 }
 
-// cardLaidAt reports whether a card seen whole since stone i stood on its
-// field lies beside that field, with no other stone seen going onto it:
-// the stone had a legal place by it, and was not blocked, though the
-// card fills that place now.
-func (w *Watcher) cardLaidAt(i int) bool {
+// cardLaidAt reports whether a card seen whole lately, since stone i
+// stood on its field, lies beside that field, with no other stone paired
+// to it or standing on it: the stone had a legal place by it, and was not
+// blocked, though the card fills that place now.
+func (w *Watcher) cardLaidAt(i int, tMS int64) bool {
 	a := w.stones[i]
+	other := func(f tiles.Field) bool {
+		k := slices.Index(w.stones[:], f)
+		return k >= 0 && k != i
+	}
 	return slices.ContainsFunc(w.pairs, func(pr *item) bool {
-		return pr.seen >= w.arrived[i] && (pr.pairStone == 0 || pr.pairStone == i+1) && (touch(pr.halves[0], a) || touch(pr.halves[1], a))
+		return pr.seen >= w.arrived[i] && tMS-pr.t <= recentMS && (pr.pairStone == 0 || pr.pairStone == i+1) &&
+			(touch(pr.halves[0], a) || touch(pr.halves[1], a)) && !other(pr.halves[0]) && !other(pr.halves[1])
 	})
 }
 
@@ -1711,11 +1716,9 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	default:
 		return nil, true
 	}
-	// a card seen whole after this stone's move began waits to be reported
-	// here, before the stone's stop on it
-	for _, v := range vias {
-		if v.pair != nil && w.after(v.pair, it) && !v.pair.done {
-			return nil, false
+	for k, v := range vias {
+		if v.pair != nil && !v.pair.done && w.reportedOnWay(vias[:k], v.pair, it) {
+			return nil, false // its owner read first
 		}
 	}
 	// read every piece not reported yet first: all or (for a while) none
@@ -1775,7 +1778,7 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 			delete(w.halves, g)
 		case v.pair != nil:
 			v.pair.pairStone = it.stone + 1
-			if w.after(v.pair, it) || slices.Contains(w.items, v.pair) && coversEarlier(vias[:i], v.pair) {
+			if w.reportedOnWay(vias[:i], v.pair, it) {
 				for _, o := range v.pair.obs {
 					if o.Kind == tiles.ObsLay {
 						o.Stone = it.stone + 1
@@ -1790,9 +1793,16 @@ func (w *Watcher) viaCard(it *item, p tiles.Field, tMS int64) ([]tiles.Observati
 	return out, true
 }
 
+// reportedOnWay reports whether card pr, a stop on the way of move it
+// after the stops before, is reported with the way, before the stone's
+// stop on it: it was seen whole after the move began, or held back over
+// a card on the way it covered (overNewHalf).
+func (w *Watcher) reportedOnWay(before []via, pr, it *item) bool {
+	return w.after(pr, it) || slices.Contains(w.items, pr) && coversEarlier(before, pr)
+}
+
 // coversEarlier reports whether card pr lies over a card covered at once
-// on the way before it: held back for it (overNewHalf), it is reported
-// after it, here.
+// on the way before it.
 func coversEarlier(before []via, pr *item) bool {
 	return slices.ContainsFunc(before, func(v via) bool {
 		return v.covered && slices.Contains(pr.halves[:], v.card[1])

@@ -1099,18 +1099,30 @@ func TestTilesVision_T3a_StoneGlimpsedOnTheNearerColour(t *testing.T) {
 func TestTilesVision_T3b_StoneWithACardLaidAtItWasNotBlocked(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
 	for _, c := range []struct {
-		cardSeen  int64 // the stone came at 1000
+		name      string
+		arrived   int64 // the stone came (0: at the round's start)
+		cardSeen  int64 // 0: no card
+		otherOn   bool  // another stone stands on the card
 		wantWrong bool
-	}{{1500, true}, {800, false}, {0, false}} {
+	}{
+		{"a card laid since the stone came", 1000, 1500, false, true},
+		{"a card laid since the round began", 0, 1500, false, true},
+		{"a card there before the stone came", 1000, 800, false, false},
+		{"no card", 1000, 0, false, false},
+		{"a card another stone stands on", 1000, 1500, true, false},
+	} {
 		w := boardSeen(12, classColour[pxGreen]) // every stone blocked by the board's colours
 		w.stones = [tiles.Stones]tiles.Field{f(5, 5), f(0, 0), f(11, 0), f(0, 11)}
-		w.arrived[0], w.inSight[0], w.goneSince[0] = 1000, 1800, 1900
+		if c.otherOn {
+			w.stones[1] = f(7, 5)
+		}
+		w.arrived[0], w.inSight[0], w.goneSince[0] = c.arrived, 1800, 1900
 		if c.cardSeen > 0 {
 			seenWhole(w, c.cardSeen+100, c.cardSeen, f(6, 5), f(7, 5))
 		}
 		w.cameSince[f(9, 9)] = 2000
 		if _, wrong := w.moveCost(0, f(9, 9), 2100); wrong != c.wantWrong {
-			t.Errorf("card beside the stone seen at %d ms (0: none): the move far away wrong %v, want %v", c.cardSeen, wrong, c.wantWrong)
+			t.Errorf("%s: the move far away wrong %v, want %v", c.name, wrong, c.wantWrong)
 		}
 	}
 }
