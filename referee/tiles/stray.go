@@ -33,9 +33,9 @@ type stray struct {
 // the stone) or now stands beside it (it came there after the call: the
 // card was laid at it, after a card seen later). The corner stone moving
 // onto it is the wrong play itself, as is another stone whose field it
-// meets at a corner (takenFrom). A swap of the corner stone's name with
-// a stone beside the card loses the call; a name kept wrongly called a
-// legal card wrong.
+// meets at a corner (takenFrom). If the camera swapped the corner
+// stone's name with that of a stone beside the card, the call is lost;
+// keeping the corner stone's name called legal cards wrong (1361 r2).
 func (g *game) strayAt(stone int, f Field, tMS int64) *stray {
 	return g.strayOn(g.table, stone, f, tMS)
 }
@@ -59,10 +59,10 @@ func (g *game) strayOn(t *Table, stone int, f Field, tMS int64) *stray {
 // only onto a card laid at it (T3a), so the card was laid at that stone,
 // which stood elsewhere than the referee had it (a card laid at it was
 // missed), or a blocked stone relocated onto it (T3b), or it came beside
-// the card after the call. The T2b or T2d call is withdrawn; the card's colours
-// are judged now (T2a), and, for a card that lies by the stone where the
-// referee has it (it came beside the card after the call), the colour
-// the stone went onto (T3a).
+// the card after the call. The T2b or T2d call is withdrawn; the card's
+// colours are judged now (T2a), and, for a card that lies by the stone
+// where the referee has it (it came beside the card after the call), the
+// colour the stone went onto (T3a).
 func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
 	far, near := farther(l.Fields, from)
