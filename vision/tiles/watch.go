@@ -2041,9 +2041,9 @@ func (w *Watcher) seenFirstAhead() {
 }
 
 // emit returns the observations of the items done, in the order seen: an
-// item still being read, a card beside a joker awaiting its stone, or a
-// card near a half seen clearly earlier and not paired yet, holds back
-// those after it.
+// item still being read, a card beside a joker awaiting its stone, a card
+// near a half seen clearly earlier and not paired yet, or a card over a
+// new half it may have covered at once, holds back those after it.
 func (w *Watcher) emit(tMS int64) []tiles.Observation {
 	var out []tiles.Observation
 	n := 0
