@@ -36,7 +36,7 @@ func (l *Loop) orderByRules(i int) bool {
 	group := []int{i}
 	for j := i + 1; j < len(l.waiting) && len(group) < maxOrdered; j++ {
 		x := l.waiting[j]
-		if x.held && seenTogether(l.waiting[i].card, x.card) && !l.holdsAt(x, i) {
+		if x.held && together(l.waiting[i], x) && !l.holdsAt(x, i) {
 			group = append(group, j)
 		}
 	}
@@ -162,12 +162,12 @@ func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 	c := tried{card: w.stonedBy(&o), seen: &o}
 	var others []tried
 	for j, e := range l.waiting {
-		if j != i && e.held && seenTogether(w.card, e.card) {
+		if j != i && e.held && (seenTogether(w.card, e.card) || onWay(w.card, e.card)) {
 			others = append(others, e.tried())
 		}
 	}
 	for _, e := range l.rest {
-		if e.Kind == tiles.ObsLay && !e.SeenLate && seenTogether(w.card, e) {
+		if e.Kind == tiles.ObsLay && !e.SeenLate && (seenTogether(w.card, e) || onWay(w.card, e)) {
 			others = append(others, tried{card: l.named(e)})
 		}
 	}
@@ -192,6 +192,40 @@ func seenTogether(a, b tiles.Observation) bool {
 		ta, tb = a.TimeMS, b.TimeMS
 	}
 	return max(ta-tb, tb-ta) <= togetherMS
+}
+
+// wayMS: a card the camera saw a stone move onto, and another it first
+// saw up to this much later within two fields of it, may have been laid
+// in either order: the hand that laid the other may hide it for two
+// seconds while the next card is laid at the stone it took. The stone's
+// move says the first card was laid at a stone (none goes onto a card
+// laid by none, T2b), so when only the other order explains the move,
+// it is the one taken.
+const wayMS = 2 * togetherMS
+
+// onWay reports whether a and b, one with its stone's move seen, may lie
+// on that stone's way in either order: first seen within wayMS and lying
+// within two fields of each other.
+func onWay(a, b tiles.Observation) bool {
+	ta, tb := seenAt(a), seenAt(b)
+	if max(ta-tb, tb-ta) > wayMS {
+		return false
+	}
+	for _, f := range a.Fields {
+		for _, g := range b.Fields {
+			if abs(f.X-g.X) <= 2 && abs(f.Y-g.Y) <= 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// together reports whether waiting cards w and x may go to the referee in
+// either order: seen together, or one's stone seen moving onto it and
+// the other on that stone's way (onWay).
+func together(w, x *waiting) bool {
+	return seenTogether(w.card, x.card) || (w.stone != nil || x.stone != nil) && onWay(w.card, x.card)
 }
 
 // holdsAt reports whether w, were it the i-th waiting card, would wait

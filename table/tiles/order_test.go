@@ -142,6 +142,42 @@ func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
 	}
 }
 
+// TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheOther: the same
+// two cards, the second first seen 1.2 s before the first (more than
+// togetherMS: a hand hid the first) and the camera seeing stone 1 go
+// onto the second; all reported in one batch. No stone goes onto a card
+// laid by none (T2b), and stone 1 reaches the second card only over the
+// first: the first came first, and nothing is called (dev 1434 r1: the
+// move was renamed for a blocked stone, the first card left for stone 1,
+// and four legal plays called wrong after it).
+func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheOther(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, _, toB := togetherPair(t, ref)
+	const tAll = 2400
+	seenB := seenLay(tAll, b)
+	seenB.SeenMS, seenB.Stone = 1000, 1
+	seenA := seenLay(tAll, a)
+	seenA.SeenMS = 2200
+	l.tick(tAll)
+	l.apply([]tiles.Observation{seenB, seenStone(tAll, 1, toB), seenA})
+	l.tick(tAll + StoneWaitMS + 100)
+	laid := 0
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+		}
+		if v.Obs.Kind == tiles.ObsLay {
+			laid++
+		}
+	}
+	if laid != 2 {
+		t.Errorf("%d cards judged, want 2", laid)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
+	}
+}
+
 // TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds: a
 // blocked stone is relocated (T3b) and the camera never sees it land.
 // The loop assumes it onto the field the camera listed first, which here
