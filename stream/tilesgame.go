@@ -107,7 +107,7 @@ func (g *TilesGame) Apply(o tiles.Observation) (tiles.Verdict, error) {
 // a wrong moment is 409, a wrong argument 422.
 func tilesError(err error) error {
 	switch {
-	case errors.Is(err, tiles.ErrPhase):
+	case errors.Is(err, tiles.ErrPhase), errors.Is(err, tiles.ErrNotRetractable):
 		return fmt.Errorf("%w: %w", ErrConflict, err)
 	case errors.Is(err, tiles.ErrInvalid), errors.Is(err, tiles.ErrUnknownPlayer), errors.Is(err, tiles.ErrIllegal):
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -144,6 +144,14 @@ func (r TilesReferee) Table() *tiles.Table {
 		return t.Clone()
 	}
 	return nil
+}
+
+// Without returns the table had the card judged at seq not been laid
+// (tiles.Referee.Without).
+func (r TilesReferee) Without(seq int) (*tiles.Table, error) {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	return r.g.ref.Without(seq)
 }
 
 // Reclaims asks the referee whether a stone's move would take a card

@@ -216,6 +216,8 @@ func (p *tilesPrinter) print(tv ttable.Verdict) {
 			p.lays++
 		case tiles.ObsJoker:
 			p.jokers++
+		case tiles.ObsRetract:
+			p.lays-- // judged again later
 		}
 		if v.Withdraws > 0 { // a call found wrong: the play was legal
 			p.called = slices.DeleteFunc(p.called, func(c tilesCall) bool { return c.Seq == v.Withdraws })

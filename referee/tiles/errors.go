@@ -20,6 +20,10 @@ var (
 	// ErrMalformedLog: a log line that cannot be decoded. Errors wrapping
 	// it are *LogError.
 	ErrMalformedLog = errors.New("malformed log")
+	// ErrNotRetractable: a card that cannot be taken back (not this
+	// round's, not a card, or judging the rest without it changes a
+	// verdict). Nothing was changed.
+	ErrNotRetractable = errors.New("not retractable")
 )
 
 // Violation says which rule a play breaks, and why in words.

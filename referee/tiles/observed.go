@@ -24,6 +24,7 @@ const (
 	ObsOwner     Kind = "owner"      // the card on Fields, laid for nobody, is Player's
 	ObsCardsLeft Kind = "cards_left" // after the round: Player has Count cards not laid
 	ObsRoundEnd  Kind = "round_end"  // the counts are in: score the round (T5)
+	ObsRetract   Kind = "retract"    // the card judged at Retracts was laid after cards judged since: take it back, to be judged again
 )
 
 // Observation is one thing seen or said. Which fields matter depends on Kind.
@@ -45,6 +46,7 @@ type Observation struct {
 	Layout   *Layout   `json:"layout,omitempty"`
 	Stones   []Field   `json:"stones,omitempty"`
 	By       string    `json:"by,omitempty"` // who reported it: camera, operator, sim
+	Retracts int       `json:"retracts,omitempty"` // a retract: the Seq of the card taken back
 	// Unsure says what the camera could not tell about it: it is one of
 	// several ways that fit what was seen equally well, taken by a rule of
 	// thumb.
@@ -127,6 +129,9 @@ type Referee struct {
 	g   *game
 	seq int
 	log io.Writer
+	// since are the observations accepted since the match began, with
+	// their verdicts: a retract folds them again without the card.
+	since []accepted
 }
 
 // Option configures a Referee.
@@ -150,7 +155,11 @@ func New(opts ...Option) *Referee {
 // An accepted one is logged, then folded into the state; its verdict says
 // whether the play was legal and, if not, which rule it broke.
 func (r *Referee) Apply(o Observation) (Verdict, error) {
-	v, commit, err := r.g.decide(o)
+	decide := r.g.decide
+	if o.Kind == ObsRetract {
+		decide = r.decideRetract
+	}
+	v, commit, err := decide(o)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -170,6 +179,10 @@ func (r *Referee) Apply(o Observation) (Verdict, error) {
 	r.seq++
 	commit()
 	r.g.verdicts = append(r.g.verdicts, v)
+	if o.Kind == ObsMatch {
+		r.since = r.since[:0]
+	}
+	r.since = append(r.since, accepted{obs: o, v: v})
 	return v, nil
 }
 

@@ -335,6 +335,9 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 	// the top card on the field: a later one covers an earlier (T2c)
 	if i := lastIndexFunc(l.waiting, func(w *waiting) bool { return w.under(o) }); i >= 0 {
 		w := l.waiting[i]
+		if l.takeBack(i, o) {
+			i = slices.Index(l.waiting, w)
+		}
 		if w.held && (l.seenAfterHeld(i, o.Stone) || l.rulesPutFirst(i, o)) {
 			w.stone = &o // given with its card, in the order seen or the rules' (release)
 			l.behindEarlierMoves(i)
