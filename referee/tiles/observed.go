@@ -45,7 +45,7 @@ type Observation struct {
 	Settings *Settings `json:"settings,omitempty"`
 	Layout   *Layout   `json:"layout,omitempty"`
 	Stones   []Field   `json:"stones,omitempty"`
-	By       string    `json:"by,omitempty"` // who reported it: camera, operator, sim
+	By       string    `json:"by,omitempty"`       // who reported it: camera, operator, sim
 	Retracts int       `json:"retracts,omitempty"` // a retract: the Seq of the card taken back
 	// Unsure says what the camera could not tell about it: it is one of
 	// several ways that fit what was seen equally well, taken by a rule of

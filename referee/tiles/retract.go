@@ -60,12 +60,19 @@ func (r *Referee) indexOf(seq int) int {
 // checks that every other verdict stays as it was.
 func (r *Referee) foldWithout(seq int) (*game, error) {
 	k := r.indexOf(seq)
-	if k < 0 || r.since[k].retracted || r.since[k].obs.Kind != ObsLay || r.g.phase != PhasePlaying {
-		return nil, fmt.Errorf("%w: #%d is not a card of this round", ErrNotRetractable, seq)
+	switch {
+	case r.g.phase != PhasePlaying:
+		return nil, fmt.Errorf("%w: no round is played (now %s)", ErrNotRetractable, r.g.phase)
+	case k < 0:
+		return nil, fmt.Errorf("%w: #%d is not of this match", ErrNotRetractable, seq)
+	case r.since[k].obs.Kind != ObsLay:
+		return nil, fmt.Errorf("%w: #%d is a %s, not a card", ErrNotRetractable, seq, r.since[k].obs.Kind)
+	case r.since[k].retracted:
+		return nil, fmt.Errorf("%w: #%d was taken back already", ErrNotRetractable, seq)
 	}
 	for _, a := range r.since[k+1:] {
 		if a.obs.Kind == ObsRound {
-			return nil, fmt.Errorf("%w: #%d is not a card of this round", ErrNotRetractable, seq)
+			return nil, fmt.Errorf("%w: #%d is a card of an earlier round", ErrNotRetractable, seq)
 		}
 	}
 	g := &game{phase: PhaseNoMatch}
@@ -79,7 +86,7 @@ func (r *Referee) foldWithout(seq int) (*game, error) {
 		}
 		v, commit, err := g.decide(a.obs)
 		if err != nil {
-			return nil, fmt.Errorf("%w: without #%d, #%d is refused: %v", ErrNotRetractable, seq, a.v.Seq, err)
+			return nil, fmt.Errorf("%w: without #%d, #%d is refused: %w", ErrNotRetractable, seq, a.v.Seq, err)
 		}
 		v.Seq = a.v.Seq
 		if v.Status == StatusViolation {

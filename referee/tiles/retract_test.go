@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -82,6 +83,32 @@ func TestTiles_T3a_RetractTakesBackACardToJudgeItAgain(t *testing.T) {
 	}
 	if r.State().Stones[0].At != move.Fields[0] {
 		t.Errorf("stone 1 on %v, want %v", r.State().Stones[0].At, move.Fields[0])
+	}
+
+	// the round's verdicts: the two cards taken back are gone, the two
+	// retracts stay
+	var seqs []int
+	for _, v := range r.State().Verdicts {
+		seqs = append(seqs, v.Seq)
+	}
+	if want := []int{2, 5, 6, 7, 8}; !slices.Equal(seqs, want) {
+		t.Errorf("the round's verdicts %v, want %v", seqs, want)
+	}
+
+	// after the stop, and in the next round, nothing is taken back
+	late := 0
+	for _, o := range obs[5:] { // the stop, a card after it, the counts
+		v := apply(o)
+		if o.Kind == ObsLay {
+			late = v.Seq
+			if _, err := r.Apply(Observation{Kind: ObsRetract, Retracts: v.Seq}); !errors.Is(err, ErrNotRetractable) {
+				t.Errorf("retract while counting: %v, want ErrNotRetractable", err)
+			}
+		}
+	}
+	apply(obs[1]) // round 2
+	if _, err := r.Apply(Observation{Kind: ObsRetract, Retracts: late}); !errors.Is(err, ErrNotRetractable) {
+		t.Errorf("retract of round 1's late card in round 2: %v, want ErrNotRetractable", err)
 	}
 
 	got, warns, err := Replay(bytes.NewReader(log.Bytes()))

@@ -343,9 +343,11 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 			l.behindEarlierMoves(i)
 			return true
 		}
-		l.passedOver(i, o)
-		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
-		l.settle(w, &o)
+		if !l.wentOverHeld(i, o) {
+			l.passedOver(i, o)
+			l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
+			l.settle(w, &o)
+		}
 		l.releaseDue = true // at the batch's end (apply)
 		return true
 	}

@@ -203,12 +203,13 @@ func seenTogether(a, b tiles.Observation) bool {
 // it is the one taken.
 const wayMS = 2 * togetherMS
 
-// onWay reports whether a and b, one with its stone's move seen, may lie
-// on that stone's way in either order: first seen within wayMS and lying
-// within two fields of each other.
+// onWay reports whether card b, first seen up to wayMS after card a
+// (whose stone the camera saw move onto it) and lying within two fields
+// of it, may have been laid before it: a hand hid it. One seen before a
+// goes before it anyway.
 func onWay(a, b tiles.Observation) bool {
 	ta, tb := seenAt(a), seenAt(b)
-	if max(ta-tb, tb-ta) > wayMS {
+	if tb < ta || tb-ta > wayMS {
 		return false
 	}
 	for _, f := range a.Fields {
@@ -225,7 +226,7 @@ func onWay(a, b tiles.Observation) bool {
 // either order: seen together, or one's stone seen moving onto it and
 // the other on that stone's way (onWay).
 func together(w, x *waiting) bool {
-	return seenTogether(w.card, x.card) || (w.stone != nil || x.stone != nil) && onWay(w.card, x.card)
+	return seenTogether(w.card, x.card) || w.stone != nil && onWay(w.card, x.card) || x.stone != nil && onWay(x.card, w.card)
 }
 
 // holdsAt reports whether w, were it the i-th waiting card, would wait

@@ -20,7 +20,7 @@ import (
 func (l *Loop) takeBack(i int, o tiles.Observation) bool {
 	t := l.playingTable()
 	w := l.waiting[i]
-	if t == nil || !w.held || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 {
+	if t == nil || !w.held || l.finisher != nil || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 {
 		return false
 	}
 	k := lastIndexFunc(l.waiting[:i], func(e *waiting) bool {
@@ -32,7 +32,8 @@ func (l *Loop) takeBack(i int, o tiles.Observation) bool {
 	e := l.waiting[k]
 	c := tried{card: w.stonedBy(&o), seen: &o}
 	// as it stands: the given card's stone moves by the rules, then the
-	// held one goes with the move seen
+	// held one goes with the move seen (the given card counted by its
+	// verdict alone, not if misplaced: leaning towards leaving it)
 	u := t.Clone()
 	to := fartherOf(e.card.Fields, e.from)
 	_, x, err := u.CheckStone(o.Stone, to)
@@ -47,18 +48,24 @@ func (l *Loop) takeBack(i int, o tiles.Observation) bool {
 		now++
 	}
 	u.ApplyStone(o.Stone, to, e.card.Player, x)
-	now += wrongIn(u, []tried{c})
+	if now += wrongIn(u, []tried{c}); now == 0 {
+		return false
+	}
 	without, err := l.ref.Without(e.v.Seq)
 	if err != nil || wrongIn(without, []tried{c, {card: e.card}}) >= now {
 		return false
 	}
 	seq := e.v.Seq
+	// its piece goes first: the retract's verdict notes who may owe a
+	// stone from the pieces (noteOwed)
+	pieces := l.pieces
+	if p := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Equal(p.fields, e.card.Fields) }); p >= 0 {
+		l.pieces = slices.Delete(slices.Clone(l.pieces), p, p+1)
+	}
 	if _, err := l.send(tiles.Observation{Kind: tiles.ObsRetract, TimeMS: max(o.TimeMS, l.now), Retracts: seq,
 		Player: e.card.Player, Fields: e.card.Fields, By: "loop"}); err != nil {
+		l.pieces = pieces
 		return false
-	}
-	if p := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Equal(p.fields, e.card.Fields) }); p >= 0 {
-		l.pieces = slices.Delete(l.pieces, p, p+1)
 	}
 	e.held, e.graceOnly, e.suspect, e.v, e.from, e.stone, e.grace = true, false, false, tiles.Verdict{}, tiles.Field{}, nil, l.now
 	l.waiting = slices.Delete(l.waiting, k, k+1)
@@ -66,4 +73,97 @@ func (l *Loop) takeBack(i int, o tiles.Observation) bool {
 	l.noteUnsure(fmt.Sprintf("%d ms: %s card at %v taken back (#%d) and judged after %s card at %v: stone %d's way, seen after both, went onto that one first",
 		o.TimeMS, possessive(e.card.Player), e.card.Fields, seq, possessive(w.card.Player), w.card.Fields, o.Stone))
 	return true
+}
+
+// maxOver is how many held cards wentOverHeld tries on a stone's way.
+const maxOver = 3
+
+// wentOverHeld settles the held i-th card with stone o's move seen onto
+// it when, wrong as things stand, it is legal after held cards seen with
+// it laid at that stone first, in some order, each taking the stone by
+// the rules: after the cards given at the stone, whose moves were not
+// seen, the stone went over them unseen to the i-th. A held card waits
+// for its stone's move, and one beside no stone until a stone's given
+// card has moved (mustHold), so the order of cards a hand laid in turn at
+// one stone is lost when the camera sees only the last stop. It reports
+// whether it settled them.
+func (l *Loop) wentOverHeld(i int, o tiles.Observation) bool {
+	t := l.playingTable()
+	w := l.waiting[i]
+	if t == nil || !w.held || l.finisher != nil || o.Stone < 1 || o.Stone > tiles.Stones || len(o.Fields) != 1 {
+		return false
+	}
+	var given, held []*waiting
+	for _, e := range l.waiting {
+		switch {
+		case e == w:
+		case !e.held && e.v.Stone == o.Stone:
+			given = append(given, e)
+		case e.held && e.stone == nil && e.card.Stone == 0 && len(held) < maxOver && (seenTogether(w.card, e.card) || onWay(w.card, e.card)):
+			held = append(held, e)
+		}
+	}
+	if len(held) == 0 {
+		return false
+	}
+	u := t.Clone()
+	for _, e := range given {
+		to := e.card.Fields[0]
+		if e.v.Rule != tiles.T3b {
+			to = fartherOf(e.card.Fields, e.from)
+		}
+		_, x, err := u.CheckStone(o.Stone, to)
+		if err != nil {
+			return false
+		}
+		u.ApplyStone(o.Stone, to, e.card.Player, x)
+	}
+	c := tried{card: w.stonedBy(&o), seen: &o}
+	if wrongIn(u, []tried{c}) == 0 {
+		return false
+	}
+	way := firstWay(u, held, o.Stone, c)
+	if way == nil {
+		return false
+	}
+	for _, e := range given {
+		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == e })
+		l.settle(e, nil)
+	}
+	for _, e := range way {
+		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == e })
+		e.card.Stone = o.Stone
+		l.settle(e, nil)
+	}
+	l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
+	l.settle(w, &o)
+	return true
+}
+
+// firstWay is the shortest order of some of the held cards, each laid at
+// stone and taking it by the rules, after which c is judged with nothing
+// wrong on u; nil if none.
+func firstWay(u *tiles.Table, held []*waiting, stone int, c tried) []*waiting {
+	var best []*waiting
+	var try func(way []*waiting, left []*waiting)
+	try = func(way []*waiting, left []*waiting) {
+		if len(way) > 0 && (best == nil || len(way) < len(best)) {
+			cards := make([]tried, 0, len(way)+1)
+			for _, e := range way {
+				x := e.card
+				x.Stone = stone
+				cards = append(cards, tried{card: x})
+			}
+			if wrongIn(u, append(cards, c)) == 0 {
+				best = slices.Clone(way)
+				return
+			}
+		}
+		for k, e := range left {
+			rest := slices.Concat(left[:k], left[k+1:])
+			try(append(way, e), rest)
+		}
+	}
+	try(nil, held)
+	return best
 }

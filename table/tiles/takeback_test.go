@@ -41,6 +41,9 @@ func TestLoop_T3a_CardGivenBeforeTheOneItsStoneWentOntoFirstIsTakenBack(t *testi
 	if want, order := []string{a.Player, b.Player}, legalOrder(t, *vs); len(order) < 2 || order[len(order)-2] != want[0] || order[len(order)-1] != want[1] {
 		t.Errorf("cards judged in the order %v, want %v last", order, want)
 	}
+	if len(l.pieces) != 2 {
+		t.Errorf("the loop has %d pieces, want 2 (the card taken back once)", len(l.pieces))
+	}
 	if at := ref.State().Stones[0].At; at != toB {
 		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
 	}
