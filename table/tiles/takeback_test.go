@@ -1,6 +1,7 @@
 package tiles
 
 import (
+	"slices"
 	"testing"
 
 	"ligretto/referee/tiles"
@@ -47,4 +48,76 @@ func TestLoop_T3a_CardGivenBeforeTheOneItsStoneWentOntoFirstIsTakenBack(t *testi
 	if at := ref.State().Stones[0].At; at != toB {
 		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
 	}
+}
+
+// TestLoop_T3a_StoneSeenOntoTheLastOfThreeWentOverTheHeldOnes: three
+// cards laid in turn at stone 1, each beside where the one before took
+// it and not beside where the stone stood before that; the first given
+// (its move never seen), the other two held, beside no stone the referee
+// knows of. The camera sees the stone only on the third: it went over
+// the first two by the rules, and nothing is called (T3a; dev 1419 r2:
+// the third card called T2b).
+func TestLoop_T3a_StoneSeenOntoTheLastOfThreeWentOverTheHeldOnes(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, c, toC := chainAtStone1(t, ref.Table())
+	// as in 1419: the third reported first, the first with the second
+	seenA, seenB, seenC := seenLay(1630, a), seenLay(1630, b), seenLay(1500, c)
+	seenA.SeenMS, seenB.SeenMS, seenC.SeenMS = 300, 1560, 1030
+	feedSteps(l, []fed{
+		{1500, []tiles.Observation{seenC}},
+		{1630, []tiles.Observation{seenA, seenB}},
+		{1900, nil}, // the first's grace gone by: given
+		{4830, []tiles.Observation{seenStone(4830, 1, toC)}},
+	})
+	l.tick(4830 + StoneWaitMS + 100)
+	if want, order := []string{a.Player, b.Player, c.Player}, legalOrder(t, *vs); !slices.Equal(order, want) {
+		t.Errorf("cards judged in the order %v, want %v", order, want)
+	}
+	if at := ref.State().Stones[0].At; at != toC {
+		t.Errorf("stone 1 on %v, want %v (the third card)", at, toC)
+	}
+}
+
+// chainAtStone1 finds three legal cards laid in turn at stone 1 of tb,
+// by P1, P2 and P1, each beside where the one before took the stone and
+// not beside where it stood before that; with the field the third takes
+// it to.
+func chainAtStone1(t *testing.T, tb *tiles.Table) (a, b, c tiles.Lay, toC tiles.Field) {
+	t.Helper()
+	start := tb.Stones()[0].At
+	step := func(tb *tiles.Table, l tiles.Lay, player string) (*tiles.Table, tiles.Field, bool) {
+		j, err := tb.CheckLay(l)
+		if err != nil || j.Violation != nil || j.Stone != 1 {
+			return nil, tiles.Field{}, false
+		}
+		u := tb.Clone()
+		u.ApplyLay(l, j)
+		u.ApplyStone(1, j.StoneTo, player, nil)
+		return u, j.StoneTo, true
+	}
+	for _, a := range allLays(tb, "P1", 1) {
+		ua, toA, ok := step(tb, a, "P1")
+		if !ok {
+			continue
+		}
+		for _, b := range allLays(ua, "P2", 1) {
+			if slices.ContainsFunc(b.Fields[:], start.Adjacent) {
+				continue
+			}
+			ub, _, ok := step(ua, b, "P2")
+			if !ok {
+				continue
+			}
+			for _, c := range allLays(ub, "P1", 1) {
+				if slices.ContainsFunc(c.Fields[:], toA.Adjacent) || slices.ContainsFunc(c.Fields[:], start.Adjacent) {
+					continue
+				}
+				if _, toC, ok := step(ub, c, "P1"); ok {
+					return a, b, c, toC
+				}
+			}
+		}
+	}
+	t.Fatal("no three cards in turn at stone 1")
+	return
 }
