@@ -1205,9 +1205,13 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 	}
 	if it != nil && it.left > 0 {
 		// the stone is put on a card once it is down: not on one whose
-		// fields still showed free when its old field showed it gone (a
-		// stone held in the hand while the card is laid is not followed)
-		ways = slices.DeleteFunc(ways, func(wy []via) bool { return w.freeSince(wy[0].card, it.left) })
+		// fields still showed free when its old field showed it gone, and
+		// none of which had shown before (a stone held in the hand while
+		// the card is laid is not followed; a half seen before it went is
+		// down, whatever a shadowed look at a field read after)
+		ways = slices.DeleteFunc(ways, func(wy []via) bool {
+			return w.freeSince(wy[0].card, it.left) && wy[0].shownAt() > it.left
+		})
 	}
 	if a != to && touch(a, p) && w.otherStoneMoving(a) {
 		// the stone went straight onto the card's farther colour (T3a):
@@ -1544,10 +1548,11 @@ func stepOnto(c via, cur tiles.Field, onWay, direct, corners bool) (v via, at, n
 // outOfOrder reports whether piece c was laid before the last piece on
 // path (which the stone stood on first): seen whole before any half of
 // that one showed (a hand may hide a half of it for a while); or after
-// the card seen at seen: not a card covered at once, which lies under a
-// later one whenever its half showed (hands may hide it until then).
+// the card seen at seen: none of it showed before, not even in a glance,
+// and it is not a card covered at once, which lies under a later one
+// whenever its half showed (hands may hide it until then).
 func outOfOrder(path []via, c via, seen int64) bool {
-	return len(path) > 0 && c.t+500 < path[len(path)-1].first || c.first > seen+500 && !c.covered
+	return len(path) > 0 && c.t+500 < path[len(path)-1].first || c.shownAt() > seen+500 && !c.covered
 }
 
 // stops are the fields of piece c a stone from cur (near it or not) may
