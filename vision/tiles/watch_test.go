@@ -2235,18 +2235,49 @@ func TestTilesVision_T3a_NearerColourOrCornerIsAGuess(t *testing.T) {
 // a stop on its way, but its fields still showed free when the stone's
 // field had shown it gone: the stone went straight on, and that card is
 // another stone's (seed 1302 r2: a relocated stone then came onto it
-// with no card left for it, T3a called).
+// with no card left for it, T3a called). Unless a half of it had shown
+// before the stone left: then it was down, and a look that read a field
+// free after was shadowed (seed 1384 r1: a relocation left off the
+// stone's way, the next card called T2b).
 func TestTilesVision_T3a_NoStopOnACardLaidAfterTheStoneLeft(t *testing.T) {
 	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
-	for _, freeAt := range []int64{2800, 2900} {
+	for _, c := range []struct {
+		freeAt, seen int64
+		stop         bool
+	}{
+		{2800, 3133, true},  // free only before the stone left
+		{2900, 3133, false}, // free after it left, and seen only then
+		{2900, 2800, true},  // free after it left, but a half showed before
+	} {
 		w := boardSeen(12, classColour[pxGreen])
 		w.stones = [tiles.Stones]tiles.Field{f(9, 6), f(0, 3), f(0, 11), f(11, 0)}
-		seenWhole(w, 3333, 3133, f(9, 4), f(10, 4))
-		w.fields[4][9].freeAt, w.fields[4][10].freeAt = freeAt, freeAt
+		seenWhole(w, 3333, c.seen, f(9, 4), f(10, 4))
+		w.fields[4][9].freeAt, w.fields[4][10].freeAt = c.freeAt, c.freeAt
 		move := &item{t: 3733, move: true, stone: 0, from: f(10, 5), to: f(9, 6), came: 3133, seen: 3000, left: 2866}
 		vias, sure := w.findVias(f(10, 5), f(9, 5), f(9, 6), 3000, 3133, 3733, move)
-		if laidAfter := freeAt >= move.left; !sure || laidAfter != (len(vias) == 0) {
-			t.Errorf("fields free at %d, the stone gone at %d: way %+v (sure %v), want a stop on (9,4) %v", freeAt, move.left, vias, sure, !laidAfter)
+		if !sure || c.stop != (len(vias) == 1 && vias[0].at == f(9, 4)) || !c.stop && len(vias) > 0 {
+			t.Errorf("fields free at %d, a half first seen at %d, the stone gone at %d: way %+v (sure %v), want a stop on (9,4) %v",
+				c.freeAt, c.seen, move.left, vias, sure, c.stop)
+		}
+	}
+}
+
+// TestTilesVision_T3a_ACardGlancedBeforeTheStonesCardIsOnItsWay: a stone
+// left (5,4) and was seen on (4,1), the farther colour of a card whose
+// half first showed at 25066. The card on (4,3)-(4,4), beside its old
+// field, was seen whole only at 25866, under hands till then, but a half
+// of it showed in a glance at 24866: it came first, and the stone stood
+// on (4,3) on its way (seed 1374 r1: left off the way, the card was
+// taken as another stone's stop, T3a called on it).
+func TestTilesVision_T3a_ACardGlancedBeforeTheStonesCardIsOnItsWay(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, glanced := range []int64{0, 24866} {
+		w := boardSeen(12, classColour[pxGreen])
+		w.stones = [tiles.Stones]tiles.Field{f(4, 1), f(0, 3), f(0, 11), f(11, 0)}
+		seenWhole(w, 25866, 25866, f(4, 3), f(4, 4)).glanced = glanced
+		vias, sure := w.findVias(f(5, 4), f(4, 2), f(4, 1), 25066, 26000, 26600, nil)
+		if got := len(vias) == 1 && vias[0].at == f(4, 3); !sure || got != (glanced > 0) {
+			t.Errorf("a half glanced at %d: way %+v (sure %v), want a stop on (4,3) %v", glanced, vias, sure, glanced > 0)
 		}
 	}
 }
