@@ -978,6 +978,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 	if it.jokerAt == nil && it.half == nil && it.pairCard == nil {
 		b := w.believed(it.to)
 		cands := w.halfCands(it.to)
+		g, over := w.overCard(it.to)
 		switch {
 		case b.stone() && b.joker:
 			j := it.to
@@ -1011,6 +1012,16 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 				other = pr.halves[1]
 			}
 			it.pairCard = &other
+		case tMS-it.t > pairWaitMS && over:
+			// the stone's card came down on a card (T2c), so its half
+			// beside the stone's field showed nothing new; the half the
+			// stone stood on shows now that it has gone on
+			it.half = &g
+			it.seen = cmp.Or(it.came, it.t)
+			it.colours = [2]tiles.Colour{w.believed(g).colour, b.colour}
+			delete(w.halves, it.to)
+			w.content[it.to.Y][it.to.X] = cell{kind: lookCard, colour: b.colour, partner: g}
+			w.unsure(tMS, "stone %d onto %v, gone on: its card's half on %v came down on a card of its colour", it.stone+1, it.to, g)
 		case tMS-it.t > pairWaitMS && (w.stones[it.stone] != it.to || !b.stone()):
 			// gone again: a dark sleeve over the field's middle, taken for
 			// the stone a hand had lifted
@@ -1066,6 +1077,24 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 	it.obs = append(it.pre, tiles.Observation{Kind: tiles.ObsLay, TimeMS: tMS, SeenMS: it.seen, Player: o, Fields: []tiles.Field{p, it.to},
 		Colours: it.colours[:], Stone: it.stone + 1, By: "camera"}, stoneObs)
 	it.done = true
+}
+
+// overCard finds the other half of the card a stone stood on and left,
+// when that half came down on a card half of its colour, opening the same
+// way (T2c), and so showed nothing new: the new half on to opens towards
+// g, a card field that shows just what it showed before.
+func (w *Watcher) overCard(to tiles.Field) (g tiles.Field, ok bool) {
+	b := w.believed(to)
+	if b.kind != lookCard || b.colour == 0 || b.open < 0 || b == w.expected(to) {
+		return g, false
+	}
+	g = step(to, b.open)
+	if !w.on(g) || w.content[g.Y][g.X].kind != lookCard {
+		return g, false
+	}
+	_, isNew := w.halves[g]
+	lg := w.believed(g)
+	return g, !isNew && lg == w.expected(g) && lg.open == sideTo(g, to)
 }
 
 // halfHiddenMS is how long a card half waits for its other half while

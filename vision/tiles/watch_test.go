@@ -2400,3 +2400,54 @@ func TestTilesVision_T2d_StoneOntoACardAtItsCorner(t *testing.T) {
 		t.Errorf("way %+v (sure %v), want the stone on (10,7) of the card at its corner", vias, sure)
 	}
 }
+
+// TestTilesVision_T2c_CardLaidOverACardFoundByTheHalfTheStoneLeft: a
+// card laid right over an old card (T2c), its half on (5,4) of the old
+// half's colour, the stone moved at once onto its other half (6,4) and on
+// again before its move was explained. Only (6,4) ever showed something
+// new, and only after the stone left it: the card is (5,4)-(6,4) with
+// (5,4)'s colour, a T2c for the referee to call (seed 1425 r1: the stone
+// taken for a dark sleeve gone again, the T2c missed and the player's
+// next card called T2b). The same new half with nothing behind it but a
+// free field, or a stone still on (6,4) with nothing new round it, is no
+// such card.
+func TestTilesVision_T2c_CardLaidOverACardFoundByTheHalfTheStoneLeft(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	red, blue, yellow := classColour[pxRed], classColour[pxBlue], classColour[pxYellow]
+	for _, c := range []struct {
+		name       string
+		oldCard    bool // (5,4)-(6,4) held a card before
+		stoneStays bool
+		want       bool
+	}{
+		{"over an old card", true, false, true},
+		{"beside a free field", false, false, false},
+		{"stone still there", true, true, false},
+	} {
+		w := cornersSeen(classColour[pxGreen])
+		w.stones[0] = f(7, 4) // gone on from (6,4)
+		if c.oldCard {
+			w.content[4][5] = cell{kind: lookCard, colour: red, partner: f(6, 4)}
+			w.content[4][6] = cell{kind: lookCard, colour: blue, partner: f(5, 4)}
+			w.believe(f(5, 4), look{kind: lookCard, colour: red, open: sideTo(f(5, 4), f(6, 4))})
+		}
+		w.believe(f(6, 4), look{kind: lookCard, colour: yellow, open: sideTo(f(6, 4), f(5, 4))})
+		w.halves[f(6, 4)] = 1800
+		if c.stoneStays {
+			w.stones[0] = f(6, 4)
+			w.believe(f(6, 4), look{kind: lookStone, colour: yellow, open: -1})
+		}
+		it := &item{t: 1000, move: true, stone: 0, from: f(5, 5), to: f(6, 4), came: 900}
+		w.explainMove(it, 1001+pairWaitMS)
+		got := it.half != nil && *it.half == f(5, 4)
+		if got != c.want {
+			t.Errorf("%s: the stone's card's other half %v (done %v, obs %v), want (5,4) %v", c.name, it.half, it.done, it.obs, c.want)
+		}
+		if got && (it.colours != [2]tiles.Colour{red, yellow} || it.seen != 900) {
+			t.Errorf("%s: colours %v seen at %d, want red, yellow at 900 (the stone came)", c.name, it.colours, it.seen)
+		}
+		if !c.want && (it.half != nil || !it.done) {
+			t.Errorf("%s: half %v done %v, want the move given up", c.name, it.half, it.done)
+		}
+	}
+}
