@@ -1262,14 +1262,21 @@ func (l *Loop) tick(tMS int64) {
 // settleWaitedOut settles the i-th waiting card, which has waited
 // StoneWaitMS, and first the held cards before it that lie near it and
 // wait for nothing but their order (their stone's move seen): they were
-// laid before it.
+// laid before it. A held card goes to the referee after the stones of the
+// cards given before it, seen clearly before it, have moved (by the
+// rules, unseen): their stones moved as those cards were laid, and a
+// stone blocked so makes it a relocation (T3b), not a card beside no
+// stone (T2b).
 func (l *Loop) settleWaitedOut(i int) {
 	w := l.waiting[i]
 	var first, rest []*waiting
 	for _, x := range l.waiting[:i] {
-		if x.held && x.stone != nil && x.touches(w.card.Fields) {
+		switch {
+		case x.held && x.stone != nil && x.touches(w.card.Fields):
 			first = append(first, x)
-		} else {
+		case w.held && !x.held && x.v.Stone != 0 && seenBefore(x.card, w.card):
+			first = append(first, x)
+		default:
 			rest = append(rest, x)
 		}
 	}

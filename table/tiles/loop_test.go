@@ -2239,3 +2239,73 @@ func TestLoop_T2c_StoneOntoACoveredFieldGoesOntoTheTopCard(t *testing.T) {
 		t.Errorf("calls %v (want P1 T2d, P2 T2c); stones 1 and 2 on %v, %v (want (8,4), (9,4))", calls, st.Stones[0].At, st.Stones[1].At)
 	}
 }
+
+// TestLoop_T3b_RelocationWaitedOutAfterTheBlockingCardsStone: card B,
+// laid at a stone, blocks it, and its player relocates the stone with
+// card R (T3b). The camera saw neither stone's move and reported B only
+// after R (seen first, its frame read late), so R, beside no stone,
+// waits out StoneWaitMS before B. B's stone moves first, by the rules,
+// as it did when B was laid: R is a relocation, not a card beside no
+// stone (held-out 1470 r2: R called T2b, and three calls after it).
+func TestLoop_T3b_RelocationWaitedOutAfterTheBlockingCardsStone(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		res, events, clean := cleanRound(t, 3, seed)
+		if !clean {
+			continue
+		}
+		// first, as the camera saw it all: find a relocation R and the
+		// card B at its stone before it, by the same player
+		l, ref, _ := simLoop(t, 3, res.Settings)
+		var relocs []int
+		for i, e := range events {
+			l.tick(e.TimeMS)
+			if e.Kind == tilesim.EvLay && e.StoneTo != nil && len(stonesBeside(ref.State().Stones, e.Fields)) == 0 {
+				relocs = append(relocs, i)
+			}
+			l.apply(cameraSaw(e, e.TimeMS))
+		}
+		l.Close()
+		r, b := -1, -1
+		for n, i := range relocs {
+			e := events[i]
+			k := i - 1
+			for k >= 0 && (events[k].Kind != tilesim.EvLay || events[k].Stone != e.Stone) {
+				k--
+			}
+			// the only relocation for a while, close after B
+			if k >= 0 && events[k].Player == e.Player && e.TimeMS-events[k].TimeMS < 3000 &&
+				(n == 0 || relocs[n-1] < k-3) && (n+1 == len(relocs) || relocs[n+1] > i+6) {
+				r, b = i, k
+				break
+			}
+		}
+		if r < 0 {
+			continue
+		}
+		lays := func(obs []tiles.Observation) []tiles.Observation {
+			return slices.DeleteFunc(obs, func(o tiles.Observation) bool { return o.Kind != tiles.ObsLay })
+		}
+		l, ref, vs := simLoop(t, 3, res.Settings)
+		for i, e := range events {
+			for tm := events[max(i-1, 0)].TimeMS; tm < e.TimeMS; tm += 1000 / 15 { // frame by frame
+				l.tick(tm)
+			}
+			l.tick(e.TimeMS)
+			switch i {
+			case b:
+			case r: // both held: B placed first, as seen, but reported after R
+				rc, bc := lays(cameraSaw(e, e.TimeMS))[0], lays(cameraSaw(events[b], e.TimeMS+100))[0]
+				l.waiting = append(l.waiting,
+					&waiting{card: bc, since: e.TimeMS + 100, grace: e.TimeMS + 100 + OrderGraceMS, held: true},
+					&waiting{card: rc, since: e.TimeMS, grace: e.TimeMS + OrderGraceMS, held: true})
+			default:
+				l.apply(cameraSaw(e, e.TimeMS))
+			}
+		}
+		l.tick(events[len(events)-1].TimeMS + 2*StoneWaitMS)
+		l.Close()
+		scoredAsSimulated(t, seed, *vs, ref, res)
+		return
+	}
+	t.Fatal("no simulated round without wrong plays has a relocation by the player who blocked the stone")
+}
