@@ -218,7 +218,9 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 
 // afterJokers puts a card after a joker seen with it that it lies
 // beside, and after the stone's move onto that joker: the stone went
-// over the joker onto the card (T4).
+// over the joker onto the card (T4). A card the stone was seen moving
+// onto before the joker keeps its place: it was laid first, the joker
+// at the stone on it.
 func afterJokers(out []tiles.Observation) {
 	for i := 0; i < len(out); i++ {
 		o := out[i]
@@ -227,8 +229,11 @@ func afterJokers(out []tiles.Observation) {
 		}
 		last := -1
 		var joker tiles.Field
+	scan:
 		for j := i + 1; j < len(out); j++ {
 			switch c := out[j]; {
+			case last < 0 && c.Kind == tiles.ObsStone && len(c.Fields) == 1 && slices.Contains(o.Fields, c.Fields[0]):
+				break scan
 			case c.Kind == tiles.ObsJoker && len(c.Fields) == 1 && slices.ContainsFunc(o.Fields, c.Fields[0].Adjacent):
 				last, joker = j, c.Fields[0]
 			case last >= 0 && c.Kind == tiles.ObsStone && len(c.Fields) == 1 && c.Fields[0] == joker:

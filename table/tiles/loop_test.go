@@ -1448,6 +1448,64 @@ func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
 	t.Fatal("no simulated 3-player round without wrong plays has a joker and its player's card next at its stone")
 }
 
+// TestLoop_T4_CardLaidBeforeTheJokerKeepsItsPlace: the camera reports in
+// one frame a card, the stone's move onto it, the joker laid at that
+// stone beside it with the stone's move onto the joker, then the joker's
+// owner's card on it (the hands hid all three until the last was down).
+// The stone's way says the first card came before the joker: it is judged
+// first, nothing is called wrong (held-out 1470 r2: it was judged after
+// the joker, and T3a, T4a and T4b were called), and the round is scored
+// as the simulator did.
+func TestLoop_T4_CardLaidBeforeTheJokerKeepsItsPlace(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		res, events, clean := cleanRound(t, 3, seed)
+		if !clean {
+			continue
+		}
+		k := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvJoker })
+		if k < 1 {
+			continue
+		}
+		atStone := func(e tilesim.Event) bool {
+			return (e.Kind == tilesim.EvLay || e.Kind == tilesim.EvJoker) && e.Stone == events[k].Stone
+		}
+		b := lastIndexFunc(events[:k], atStone)
+		n := k + 1 + slices.IndexFunc(events[k+1:], atStone)
+		if b < 0 || events[b].Kind != tilesim.EvLay || n == k || events[n].Kind != tilesim.EvLay || events[n].Player != events[k].Player {
+			continue
+		}
+		l, ref, vs := simLoop(t, 3, res.Settings)
+		for i := 0; i < len(events); i++ {
+			e := events[i]
+			l.tick(e.TimeMS)
+			switch i {
+			case b, k:
+				continue // hidden by the hands until the last card is down
+			case n:
+				var batch []tiles.Observation
+				for _, x := range []tilesim.Event{events[b], events[k], e} {
+					for _, o := range seen(x) {
+						o.SeenMS = x.TimeMS
+						o.TimeMS = e.TimeMS
+						if o.Kind == tiles.ObsStone {
+							o.SeenMS = 0
+						}
+						batch = append(batch, o)
+					}
+				}
+				l.apply(batch)
+				continue
+			}
+			l.apply(seen(e))
+		}
+		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+		l.Close()
+		scoredAsSimulated(t, seed, *vs, ref, res)
+		return
+	}
+	t.Fatal("no simulated 3-player round without wrong plays has a card, then a joker, then its player's card at one stone")
+}
+
 // simLoop is a loop for a table of players with settings s, and the
 // verdicts it gives, as they come.
 func simLoop(t *testing.T, players int, s tiles.Settings) (*Loop, *tiles.Referee, *[]Verdict) {
