@@ -178,6 +178,40 @@ func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheOther(t *testing.T) {
 	}
 }
 
+// TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheWaitingOther: the
+// same, but the two cards are reported a frame before the stone's move
+// onto the second, so the first already waits when the move comes: the
+// first came first all the same, and nothing is called.
+func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheWaitingOther(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	a, b, _, toB := togetherPair(t, ref)
+	const tAll = 2400
+	seenB := seenLay(tAll, b)
+	seenB.SeenMS, seenB.Stone = 1000, 1
+	seenA := seenLay(tAll, a)
+	seenA.SeenMS = 2200
+	l.tick(tAll)
+	l.apply([]tiles.Observation{seenB, seenA})
+	l.tick(tAll + 66)
+	l.apply([]tiles.Observation{seenStone(tAll+66, 1, toB)})
+	l.tick(tAll + StoneWaitMS + 100)
+	laid := 0
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+		}
+		if v.Obs.Kind == tiles.ObsLay {
+			laid++
+		}
+	}
+	if laid != 2 {
+		t.Errorf("%d cards judged, want 2", laid)
+	}
+	if at := ref.State().Stones[0].At; at != toB {
+		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
+	}
+}
+
 // TestLoop_T3b_UnseenRelocationTurnedOntoTheFieldTheNextCardNeeds: a
 // blocked stone is relocated (T3b) and the camera never sees it land.
 // The loop assumes it onto the field the camera listed first, which here
