@@ -627,6 +627,60 @@ func TestLoop_T3b_BlockedStoneCarriedOverACardCalledWrong(t *testing.T) {
 	}
 }
 
+// TestLoop_T3b_BlockedStoneCarriedOverALegalCard: the same, but the card
+// the hand carries the stone over is P2's, laid legally before: a stone
+// cannot go onto it (no card laid at it, T3a). The stop is the hand's
+// all the same: nothing is called, P1's relocation is legal, and the stop
+// is noted as unsure (held-out 1515 r1: T3a called for the stop, the
+// relocation taken as a card laid at the stone there, and two legal
+// cards after it called T2d).
+func TestLoop_T3b_BlockedStoneCarriedOverALegalCard(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone(t, tb, 3, "P1")
+	laid, ok := besideNoStone(tb, "P2")
+	if !ok {
+		t.Fatal("no free place for P2's card")
+	}
+	tb.ApplyLay(laid, tiles.Judgement{}) // laid legally long ago
+	var reloc tiles.Lay
+	var to, over tiles.Field
+	for _, o := range laid.Fields {
+		for _, a := range o.Neighbours() {
+			for _, b := range a.Neighbours() {
+				if !tb.Board().On(a) || !tb.Board().On(b) {
+					continue
+				}
+				c := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}, Stone: 3}
+				if j, err := tb.CheckLay(c); err == nil && j.Violation == nil && j.Relocates {
+					reloc, to, over = c, a, o
+				}
+			}
+		}
+	}
+	if reloc.Player == "" {
+		t.Fatal("no relocation beside P2's card")
+	}
+	if _, v, err := tb.CheckStone(3, over); err != nil || v == nil {
+		t.Fatalf("stone 3 onto P2's card at %v: %v %v, want a wrong move", over, v, err)
+	}
+	seen := seenLay(3000, reloc)
+	l.tick(3000)
+	l.apply([]tiles.Observation{seenStone(3000, 3, over), seen, seenStone(3000, 3, to)})
+	l.tick(3000 + StoneWaitMS)
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State().Stones[2]; st.At != to || st.Owed != "" {
+		t.Errorf("stone 3 on %v owed by %q, want on %v, owed by nobody", st.At, st.Owed, to)
+	}
+	if len(l.Unsure()) == 0 {
+		t.Error("the stop on P2's card, taken as the hand's, is not noted as unsure")
+	}
+}
+
 // relocationSeenAs has P1 relocate stone 3, which P1 blocked, with a card
 // beside no stone that the camera names for stone named; nothing may be
 // called. It returns the field stone 3 goes onto.

@@ -467,20 +467,26 @@ func (l *Loop) inferFinisher(tMS int64) bool {
 
 // carriedOver reports whether stone o's stop on a card the referee would
 // take as laid at it after all (called T2b or T2d, or seen late:
-// Reclaims) is a hand carrying the blocked stone over that card to a
-// relocation (T3b). So it is when the stone is blocked, the card's
-// player cannot owe it (owing), and a card of one who may owe it, beside
-// that card, waits or comes later in this batch with the stone's move
-// onto it. The stop is then dropped, and noted as unsure. (A move onto
-// the relocation seen only in a later frame is not waited for.)
+// Reclaims), or on one it cannot go onto (a card laid before, T3a), is a
+// hand carrying the blocked stone over that card to a relocation (T3b).
+// So it is when the stone is blocked, the card's player cannot owe it
+// (owing), and a card of one who may owe it, beside that card, waits or
+// comes later in this batch with the stone's move onto it. The stop is
+// then dropped, and noted as unsure. (A move onto the relocation seen
+// only in a later frame is not waited for.)
 func (l *Loop) carriedOver(o tiles.Observation) bool {
 	t := l.ref.Table() // Reclaims checks the phase
 	if !stoneMove(t, o) {
 		return false
 	}
 	f, owed := o.Fields[0], t.Stones()[o.Stone-1].Owed
-	if owed == "" || !l.ref.Reclaims(o.Stone, f, o.TimeMS) {
+	if owed == "" {
 		return false
+	}
+	if !l.ref.Reclaims(o.Stone, f, o.TimeMS) {
+		if _, v, err := t.CheckStone(o.Stone, f); err != nil || v == nil {
+			return false
+		}
 	}
 	by := l.owing[o.Stone-1].by
 	if !slices.Contains(by, owed) {
