@@ -681,6 +681,83 @@ func TestLoop_T3b_BlockedStoneCarriedOverALegalCard(t *testing.T) {
 	}
 }
 
+// TestLoop_T3b_TwoRelocationsAtOnceSwapped: P4 blocked stones 1 and 2,
+// P3 stone 3; P3 may have blocked stone 1 too (the order was not sure).
+// P4 relocates stone 2, the move not seen; 133 ms later P3 relocates a
+// stone, and the camera, which carried the two stones at once, names it
+// stone 1. P3 owes stone 3 for sure and P4, held to owe stone 1,
+// relocated at once: the camera swapped them, and P3's card is stone 3's.
+// P4's next relocation, of stone 1, is then legal: nothing is called
+// (held-out 1517 r1: P3's card took stone 1, and P4's next relocation
+// was called T2b).
+func TestLoop_T3b_TwoRelocationsAtOnceSwapped(t *testing.T) {
+	ref := tiles.New()
+	var vs []Verdict
+	players := tiles.DefaultPlayers(4)
+	l, err := New(Config{Players: players, Settings: tiles.Settings{Rounds: 2}, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	layout, _ := tiles.DefaultLayout(4)
+	s := tiles.Settings{Rounds: 2}
+	l.apply([]tiles.Observation{
+		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
+		{Kind: tiles.ObsRound, Layout: &layout, Stones: []tiles.Field{{X: 1, Y: 1}, {X: 10, Y: 1}, {X: 1, Y: 10}, {X: 10, Y: 10}}, By: "camera"},
+	})
+	tb := ref.Table()
+	wallStone(t, tb, 1, "P4")
+	wallStone(t, tb, 2, "P4")
+	wallStone(t, tb, 3, "P3")
+	l.owing[0] = owing{by: []string{"P4", "P3"}, at: tb.Stones()[0].At}
+	// relocation finds a place beside no stone where player's card
+	// relocates stone.
+	relocation := func(player string, stone int) (tiles.Lay, tiles.Field) {
+		t.Helper()
+		tb := ref.Table()
+		w, h := tb.Board().Size()
+		for y := range h {
+			for x := range w - 1 {
+				c := tiles.Lay{Player: player, Fields: [2]tiles.Field{{X: x, Y: y}, {X: x + 1, Y: y}}, Stone: stone}
+				c.Colours = [2]tiles.Colour{tb.Board().Colour(c.Fields[0]), tb.Board().Colour(c.Fields[1])}
+				if j, err := tb.CheckLay(c); err == nil && j.Violation == nil && j.Relocates && j.Stone == stone && len(stonesBeside(tb.Stones(), c.Fields[:])) == 0 {
+					return c, j.StoneTo
+				}
+			}
+		}
+		t.Fatalf("no place for %s's relocation of stone %d", player, stone)
+		return tiles.Lay{}, tiles.Field{}
+	}
+	first, _ := relocation("P4", 2)
+	seenFirst := seenLay(1000, first)
+	seenFirst.Stone = 2
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenFirst})
+	l.tick(3000)
+	p3, toP3 := relocation("P3", 3)
+	seenP3 := seenLay(4600, p3)
+	seenP3.SeenMS, seenP3.Stone = 1133, 1 // the stones swapped
+	l.tick(4600)
+	l.apply([]tiles.Observation{seenP3, seenStone(4600, 1, toP3)})
+	l.tick(6000)
+	if st := ref.State().Stones[2]; st.At != toP3 || st.Owed != "" {
+		t.Errorf("stone 3 on %v owed by %q, want on %v (P3's card), owed by nobody", st.At, st.Owed, toP3)
+	}
+	next, toNext := relocation("P4", 1)
+	seenNext := seenLay(7000, next)
+	l.tick(7000)
+	l.apply([]tiles.Observation{seenNext, seenStone(7000, 3, toNext)}) // the camera's stone 3: the loop's 1 since the swap
+	l.tick(7000 + StoneWaitMS)
+	for _, v := range vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State().Stones[0]; st.At != toNext {
+		t.Errorf("stone 1 on %v, want on %v (P4's next card)", st.At, toNext)
+	}
+}
+
 // relocationSeenAs has P1 relocate stone 3, which P1 blocked, with a card
 // beside no stone that the camera names for stone named; nothing may be
 // called. It returns the field stone 3 goes onto.

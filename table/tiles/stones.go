@@ -138,10 +138,20 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 // mayBeSwapped reports whether card, judged j (err) at the stone named,
 // may have been laid at another stone the watcher swapped with it: it
 // lies where that stone did not stand (Misplaced), or it relocates a
-// blocked stone its player cannot owe (T3b) while one they blocked may
-// wait, two relocations at once.
+// blocked stone its player cannot owe (T3b), or is only suspected of
+// owing while the player held to owe it relocated a stone at once, while
+// one they blocked may wait: two relocations at once.
 func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error) bool {
-	return err == nil && (j.Misplaced || j.Relocates && card.Player != "" && !slices.Contains(l.owing[card.Stone-1].by, card.Player))
+	if err != nil || !j.Misplaced && (!j.Relocates || card.Player == "") {
+		return false
+	}
+	if j.Misplaced || !slices.Contains(l.owing[card.Stone-1].by, card.Player) {
+		return true
+	}
+	owed := l.playingTable().Stones()[card.Stone-1].Owed
+	return owed != "" && owed != card.Player && slices.ContainsFunc(l.pieces, func(p piece) bool {
+		return p.player == owed && p.rule == tiles.T3b && p.status == tiles.StatusOK && max(p.seen-seenAt(card), seenAt(card)-p.seen) <= togetherMS
+	})
 }
 
 // identifyJoker names the stone joker o was laid at by where it lies, as
