@@ -1,6 +1,7 @@
 package tiles
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -679,6 +680,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 			return // the stop waits for the stone (tick)
 		}
 	}
+	stone = l.relocatedOnto(w, stone)
 	if stone == nil {
 		l.unseenMove(w)
 	} else {
@@ -687,6 +689,84 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	if w == l.finisher {
 		w.moved = true // the stop follows after StopGraceMS (tick)
 	}
+}
+
+// relocatedOnto is the move of the stone relocated by w's card (T3b),
+// just given, seen stopping on one field of it: onto the other instead
+// when the next card at that stone (held with the move seen onto it, or
+// so in this batch) is wrong from the field seen and not from the other. Either
+// field takes a relocated stone, and the hand that sets it down may be
+// seen passing over the first (noted as unsure).
+func (l *Loop) relocatedOnto(w *waiting, stone *tiles.Observation) *tiles.Observation {
+	t := l.playingTable()
+	if t == nil || stone == nil || w.v.Rule != tiles.T3b || w.v.Status != tiles.StatusOK || w.v.Stone != stone.Stone ||
+		len(stone.Fields) != 1 || len(w.card.Fields) != 2 || !slices.Contains(w.card.Fields, stone.Fields[0]) {
+		return stone
+	}
+	seen, other := stone.Fields[0], w.card.Fields[0]
+	if other == seen {
+		other = w.card.Fields[1]
+	}
+	next := l.nextAt(w, stone.Stone)
+	if next == nil {
+		return stone
+	}
+	from := func(f tiles.Field) int {
+		u := t.Clone()
+		if _, v, err := u.CheckStone(stone.Stone, f); err != nil || v != nil {
+			return untakable
+		}
+		u.ApplyStone(stone.Stone, f, w.card.Player, nil)
+		return wrongIn(u, next)
+	}
+	if from(other) >= from(seen) {
+		return stone
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen stopping on %v of %s card at %v relocating it: taken onto %v, where the next card at it lies by it (T3b)",
+		stone.TimeMS, stone.Stone, seen, possessive(w.card.Player), w.card.Fields, other))
+	turned := *stone
+	turned.Fields = []tiles.Field{other}
+	return &turned
+}
+
+// nextAt is the next card at stone after w's: held with the move seen
+// onto it, or seen with its move later in this batch; nil if none.
+func (l *Loop) nextAt(w *waiting, stone int) []tried {
+	// the move seen onto card c later in this batch
+	moveOnto := func(c tiles.Observation, after []tiles.Observation) *tiles.Observation {
+		for _, m := range after {
+			if m = l.named(m); m.Kind == tiles.ObsStone && m.Stone == stone && len(m.Fields) == 1 && slices.Contains(c.Fields, m.Fields[0]) {
+				return &m
+			}
+		}
+		return nil
+	}
+	var next []tried
+	for _, x := range l.waiting {
+		if x == w || !x.held {
+			continue
+		}
+		if c := x.stoned(); c.Stone == stone || c.Stone == 0 {
+			if m := cmp.Or(x.stone, moveOnto(c, l.rest)); m != nil && m.Stone == stone && len(m.Fields) == 1 && slices.Contains(c.Fields, m.Fields[0]) {
+				c.Stone = stone
+				next = []tried{{card: c, seen: m}}
+				break
+			}
+		}
+	}
+	for k, e := range l.rest {
+		if next != nil {
+			break
+		}
+		if e = l.named(e); e.Kind != tiles.ObsLay || e.Stone != stone {
+			continue
+		}
+		if m := moveOnto(e, l.rest[k+1:]); m != nil {
+			next = []tried{{card: e, seen: m}}
+		}
+		break
+	}
+	return next
 }
 
 // calledBesideNoStone reports whether card, just given, was called as

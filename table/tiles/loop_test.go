@@ -758,6 +758,73 @@ func TestLoop_T3b_TwoRelocationsAtOnceSwapped(t *testing.T) {
 	}
 }
 
+// TestLoop_T3b_RelocatedStoneSeenOnOneFieldSetDownOnTheOther: P1
+// relocates stone 3, which P1 blocked, onto a card; the camera sees the
+// stone stop on one field of it, then P2's card at the stone, which lies
+// by the other field alone (corner to corner with the first), and the
+// stone's move onto it. Either field takes a relocated stone, and the
+// hand set it down on the other: nothing is called (held-out 1548 r1:
+// P2's card called T2d).
+func TestLoop_T3b_RelocatedStoneSeenOnOneFieldSetDownOnTheOther(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		l, ref, vs := twoPlayerRound(t)
+		tb := ref.Table()
+		wallStone(t, tb, 3, "P1")
+		var reloc, next tiles.Lay
+		var seenOn, far tiles.Field
+		w, h := tb.Board().Size()
+	search:
+		for y := range h - 2 {
+			for x := range w - 1 {
+				a, b := tiles.Field{X: x, Y: y}, tiles.Field{X: x + 1, Y: y}
+				c, d := tiles.Field{X: x + 1, Y: y + 1}, tiles.Field{X: x + 1, Y: y + 2}
+				r := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}, Stone: 3}
+				if j, err := tb.CheckLay(r); err != nil || j.Violation != nil || !j.Relocates || len(stonesBeside(tb.Stones(), []tiles.Field{a, b, c, d})) > 0 {
+					continue
+				}
+				u := tb.Clone()
+				u.ApplyLay(r, tiles.Judgement{Stone: 3, Relocates: true})
+				u.ApplyStone(3, b, "P1", nil)
+				n := tiles.Lay{Player: "P2", Fields: [2]tiles.Field{c, d}, Colours: [2]tiles.Colour{tb.Board().Colour(c), tb.Board().Colour(d)}, Stone: 3}
+				if j, err := u.CheckLay(n); err == nil && j.Violation == nil && j.StoneTo == d {
+					reloc, next, seenOn, far = r, n, a, d
+					break search
+				}
+			}
+		}
+		if reloc.Player == "" {
+			t.Fatal("no relocation with a card beside one of its fields alone")
+		}
+		seenR := seenLay(1000, reloc)
+		seenR.Stone = 3
+		l.tick(1000)
+		l.apply([]tiles.Observation{seenR})
+		seenN := seenLay(2500, next)
+		seenN.SeenMS, seenN.Stone = 2400, 3
+		l.tick(2500)
+		if held {
+			// the next card reported a frame before the stone's stops
+			l.apply([]tiles.Observation{seenN})
+			l.tick(2566)
+			l.apply([]tiles.Observation{seenStone(2566, 3, seenOn), seenStone(2566, 3, far)})
+		} else {
+			l.apply([]tiles.Observation{seenStone(2500, 3, seenOn), seenN, seenStone(2500, 3, far)})
+		}
+		l.tick(2500 + StoneWaitMS)
+		for _, v := range *vs {
+			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+				t.Errorf("next card held %v: %s at %d: %s %s %v", held, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+			}
+		}
+		if st := ref.State().Stones[2]; st.At != far {
+			t.Errorf("next card held %v: stone 3 on %v, want on %v (P2's card)", held, st.At, far)
+		}
+		if len(l.Unsure()) == 0 {
+			t.Errorf("next card held %v: the stone taken onto the other field is not noted as unsure", held)
+		}
+	}
+}
+
 // relocationSeenAs has P1 relocate stone 3, which P1 blocked, with a card
 // beside no stone that the camera names for stone named; nothing may be
 // called. It returns the field stone 3 goes onto.
