@@ -732,11 +732,18 @@ func (l *Loop) relocatedOnto(w *waiting, stone *tiles.Observation) *tiles.Observ
 // nextAt is the next card at stone after w's: held with the move seen
 // onto it, or seen with its move later in this batch; nil if none.
 func (l *Loop) nextAt(w *waiting, stone int) []tried {
-	// the move seen onto card c later in this batch
+	// a joker in this batch may lie between (T4): no next card is sure
+	if slices.ContainsFunc(l.rest, func(o tiles.Observation) bool { return o.Kind == tiles.ObsJoker }) {
+		return nil
+	}
+	// the stone's next move seen later in this batch, if onto card c
 	moveOnto := func(c tiles.Observation, after []tiles.Observation) *tiles.Observation {
 		for _, m := range after {
-			if m = l.named(m); m.Kind == tiles.ObsStone && m.Stone == stone && len(m.Fields) == 1 && slices.Contains(c.Fields, m.Fields[0]) {
-				return &m
+			if m = l.named(m); m.Kind == tiles.ObsStone && m.Stone == stone && len(m.Fields) == 1 {
+				if slices.Contains(c.Fields, m.Fields[0]) {
+					return &m
+				}
+				return nil
 			}
 		}
 		return nil
