@@ -736,44 +736,37 @@ func (l *Loop) nextAt(w *waiting, stone int) []tried {
 	if slices.ContainsFunc(l.rest, func(o tiles.Observation) bool { return o.Kind == tiles.ObsJoker }) {
 		return nil
 	}
-	// the stone's next move seen later in this batch, if onto card c
+	// the stone's next move seen after these, if onto card c
 	moveOnto := func(c tiles.Observation, after []tiles.Observation) *tiles.Observation {
 		for _, m := range after {
 			if m = l.named(m); m.Kind == tiles.ObsStone && m.Stone == stone && len(m.Fields) == 1 {
-				if slices.Contains(c.Fields, m.Fields[0]) {
-					return &m
+				if !slices.Contains(c.Fields, m.Fields[0]) {
+					return nil
 				}
-				return nil
+				return &m
 			}
 		}
 		return nil
 	}
-	var next []tried
 	for _, x := range l.waiting {
-		if x == w || !x.held {
+		c := x.stoned()
+		if x == w || !x.held || c.Stone != stone && c.Stone != 0 {
 			continue
 		}
-		if c := x.stoned(); c.Stone == stone || c.Stone == 0 {
-			if m := cmp.Or(x.stone, moveOnto(c, l.rest)); m != nil && m.Stone == stone && len(m.Fields) == 1 && slices.Contains(c.Fields, m.Fields[0]) {
-				c.Stone = stone
-				next = []tried{{card: c, seen: m}}
-				break
-			}
+		if m := cmp.Or(x.stone, moveOnto(c, l.rest)); m != nil && m.Stone == stone && len(m.Fields) == 1 && slices.Contains(c.Fields, m.Fields[0]) {
+			c.Stone = stone
+			return []tried{{card: c, seen: m}}
 		}
 	}
 	for k, e := range l.rest {
-		if next != nil {
-			break
+		if e = l.named(e); e.Kind == tiles.ObsLay && e.Stone == stone {
+			if m := moveOnto(e, l.rest[k+1:]); m != nil {
+				return []tried{{card: e, seen: m}}
+			}
+			return nil
 		}
-		if e = l.named(e); e.Kind != tiles.ObsLay || e.Stone != stone {
-			continue
-		}
-		if m := moveOnto(e, l.rest[k+1:]); m != nil {
-			next = []tried{{card: e, seen: m}}
-		}
-		break
 	}
-	return next
+	return nil
 }
 
 // calledBesideNoStone reports whether card, just given, was called as

@@ -164,15 +164,21 @@ func twoPlayerRound(t *testing.T) (*Loop, *tiles.Referee, *[]Verdict) {
 // twoPlayerRoundWith begins a 2-player round with the stones on stones.
 func twoPlayerRoundWith(t *testing.T, stones []tiles.Field) (*Loop, *tiles.Referee, *[]Verdict) {
 	t.Helper()
+	return roundWith(t, 2, stones)
+}
+
+// roundWith begins a round of n players with the stones on stones.
+func roundWith(t *testing.T, n int, stones []tiles.Field) (*Loop, *tiles.Referee, *[]Verdict) {
+	t.Helper()
 	ref := tiles.New()
 	var vs []Verdict
-	players := tiles.DefaultPlayers(2)
+	players := tiles.DefaultPlayers(n)
 	l, err := New(Config{Players: players, Settings: tiles.Settings{Rounds: 2}, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.Close)
-	layout, _ := tiles.DefaultLayout(2)
+	layout, _ := tiles.DefaultLayout(n)
 	s := tiles.Settings{Rounds: 2}
 	l.apply([]tiles.Observation{
 		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
@@ -691,20 +697,7 @@ func TestLoop_T3b_BlockedStoneCarriedOverALegalCard(t *testing.T) {
 // (held-out 1517 r1: P3's card took stone 1, and P4's next relocation
 // was called T2b).
 func TestLoop_T3b_TwoRelocationsAtOnceSwapped(t *testing.T) {
-	ref := tiles.New()
-	var vs []Verdict
-	players := tiles.DefaultPlayers(4)
-	l, err := New(Config{Players: players, Settings: tiles.Settings{Rounds: 2}, OnVerdict: func(v Verdict) { vs = append(vs, v) }}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(l.Close)
-	layout, _ := tiles.DefaultLayout(4)
-	s := tiles.Settings{Rounds: 2}
-	l.apply([]tiles.Observation{
-		{Kind: tiles.ObsMatch, Players: players, Settings: &s, By: "camera"},
-		{Kind: tiles.ObsRound, Layout: &layout, Stones: []tiles.Field{{X: 1, Y: 1}, {X: 10, Y: 1}, {X: 1, Y: 10}, {X: 10, Y: 10}}, By: "camera"},
-	})
+	l, ref, vs := roundWith(t, 4, []tiles.Field{{X: 1, Y: 1}, {X: 10, Y: 1}, {X: 1, Y: 10}, {X: 10, Y: 10}})
 	tb := ref.Table()
 	wallStone(t, tb, 1, "P4")
 	wallStone(t, tb, 2, "P4")
@@ -748,7 +741,7 @@ func TestLoop_T3b_TwoRelocationsAtOnceSwapped(t *testing.T) {
 	l.tick(7000)
 	l.apply([]tiles.Observation{seenNext, seenStone(7000, 3, toNext)}) // the camera's stone 3: the loop's 1 since the swap
 	l.tick(7000 + StoneWaitMS)
-	for _, v := range vs {
+	for _, v := range *vs {
 		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
 			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
 		}

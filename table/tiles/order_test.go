@@ -151,31 +151,7 @@ func TestLoop_T2d_CardSeenClearlyFirstIsJudgedFirst(t *testing.T) {
 // move was renamed for a blocked stone, the first card left for stone 1,
 // and four legal plays called wrong after it).
 func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheOther(t *testing.T) {
-	l, ref, vs := twoPlayerRound(t)
-	a, b, _, toB := togetherPair(t, ref)
-	const tAll = 2400
-	seenB := seenLay(tAll, b)
-	seenB.SeenMS, seenB.Stone = 1000, 1
-	seenA := seenLay(tAll, a)
-	seenA.SeenMS = 2200
-	l.tick(tAll)
-	l.apply([]tiles.Observation{seenB, seenStone(tAll, 1, toB), seenA})
-	l.tick(tAll + StoneWaitMS + 100)
-	laid := 0
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
-		}
-		if v.Obs.Kind == tiles.ObsLay {
-			laid++
-		}
-	}
-	if laid != 2 {
-		t.Errorf("%d cards judged, want 2", laid)
-	}
-	if at := ref.State().Stones[0].At; at != toB {
-		t.Errorf("stone 1 on %v, want %v (the second card)", at, toB)
-	}
+	wentOverTheOther(t, false)
 }
 
 // TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheWaitingOther: the
@@ -183,6 +159,13 @@ func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheOther(t *testing.T) {
 // onto the second, so the first already waits when the move comes: the
 // first came first all the same, and nothing is called.
 func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheWaitingOther(t *testing.T) {
+	wentOverTheOther(t, true)
+}
+
+// wentOverTheOther plays the two tests above: the stone's move onto the
+// second card reported with the cards, or a frame after them (waiting).
+func wentOverTheOther(t *testing.T, waiting bool) {
+	t.Helper()
 	l, ref, vs := twoPlayerRound(t)
 	a, b, _, toB := togetherPair(t, ref)
 	const tAll = 2400
@@ -191,9 +174,13 @@ func TestLoop_T3a_StoneSeenOntoTheCardSeenFirstWentOverTheWaitingOther(t *testin
 	seenA := seenLay(tAll, a)
 	seenA.SeenMS = 2200
 	l.tick(tAll)
-	l.apply([]tiles.Observation{seenB, seenA})
-	l.tick(tAll + 66)
-	l.apply([]tiles.Observation{seenStone(tAll+66, 1, toB)})
+	if waiting {
+		l.apply([]tiles.Observation{seenB, seenA})
+		l.tick(tAll + 66)
+		l.apply([]tiles.Observation{seenStone(tAll+66, 1, toB)})
+	} else {
+		l.apply([]tiles.Observation{seenB, seenStone(tAll, 1, toB), seenA})
+	}
 	l.tick(tAll + StoneWaitMS + 100)
 	laid := 0
 	for _, v := range *vs {

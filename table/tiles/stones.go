@@ -142,10 +142,14 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 // owing while the player held to owe it relocated a stone at once, while
 // one they blocked may wait: two relocations at once.
 func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error) bool {
-	if err != nil || !j.Misplaced && (!j.Relocates || card.Player == "") {
+	switch {
+	case err != nil:
 		return false
-	}
-	if j.Misplaced || !slices.Contains(l.owing[card.Stone-1].by, card.Player) {
+	case j.Misplaced:
+		return true
+	case !j.Relocates || card.Player == "":
+		return false
+	case !slices.Contains(l.owing[card.Stone-1].by, card.Player):
 		return true
 	}
 	owed := l.playingTable().Stones()[card.Stone-1].Owed
