@@ -332,6 +332,9 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 				l.assumed[i] = nil
 				return true
 			}
+			if l.leftBehind(i, a, o) {
+				return true
+			}
 			if k := slices.Index(a.before(), o.Fields[0]); k >= 0 && l.now-a.at <= 2*StoneWaitMS {
 				a.earlier = a.earlier[k+1:] // an earlier stop, seen late
 				return true
@@ -364,6 +367,21 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 		l.assumed[o.Stone-1] = nil
 	}
 	return false
+}
+
+// leftBehind reports whether stone o's stop is on the other field of the
+// card the loop assumed stone i+1 onto (a), a card that stone has left
+// since: the camera's late, rebuilt way of a move the loop made for it.
+// A stone moves only onto a new card (T3a), so the stop is not judged as
+// a move back; it is dropped and noted as unsure.
+func (l *Loop) leftBehind(i int, a *assumedMove, o tiles.Observation) bool {
+	t := l.playingTable()
+	if a == nil || t == nil || !slices.Contains(a.on, o.Fields[0]) || t.Stones()[i].At == a.to {
+		return false
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen stopping on %v, on the card at %v it was taken onto (%v) and has left since: not a move back",
+		o.TimeMS, i+1, o.Fields[0], a.on, a.to))
+	return true
 }
 
 // lastIndexFunc is the index of the last element of s satisfying f, or -1.
@@ -1049,7 +1067,7 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 		to = fartherOf(o.Fields, from)
 	}
 	prev := l.assumed[v.Stone-1]
-	l.assumed[v.Stone-1] = &assumedMove{to: to, at: l.now}
+	l.assumed[v.Stone-1] = &assumedMove{to: to, on: slices.Clone(o.Fields), at: l.now}
 	if prev != nil && l.now-prev.at <= 2*StoneWaitMS {
 		earlier := append(prev.earlier, prev.to)
 		l.assumed[v.Stone-1].earlier = earlier[max(0, len(earlier)-maxEarlier):]
@@ -1115,6 +1133,7 @@ func (l *Loop) takeStrays(tMS int64) {
 // when the next card showed it stood on the other (turnAssumed).
 type assumedMove struct {
 	to         tiles.Field
+	on         []tiles.Field // the card's fields
 	relocating []tiles.Field
 	turned     bool
 	// earlier are the stone's last stops the loop assumed before, each

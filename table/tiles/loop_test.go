@@ -2558,3 +2558,46 @@ func TestLoop_T3b_RelocationWaitedOutAfterTheBlockingCardsStone(t *testing.T) {
 	}
 	t.Fatal("no simulated round without wrong plays has a relocation by the player who blocked the stone")
 }
+
+// TestLoop_T3a_StopOnTheOtherFieldOfALeftCardIsNotAMoveBack: P1 lays at
+// stone 1 and the camera misses the move: the loop assumes it onto the
+// card's farther field. P2 lays at stone 1 and its move is seen. Then the
+// camera reports the stone stopping on the first card's other field, a
+// way it rebuilt late: the stone has left that card and moves only onto
+// new ones, so nothing is judged again and it stays on P2's card
+// (held-out 1584 r2: called a move with no card, T3a, and the next card
+// at the stone T2d).
+func TestLoop_T3a_StopOnTheOtherFieldOfALeftCardIsNotAMoveBack(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table().Clone()
+	first, to1 := playFirst(t, tb, "P1", 1)
+	second, to2 := playFirst(t, tb, "P2", 1)
+	other := first.Fields[0]
+	if other == to1 {
+		other = first.Fields[1]
+	}
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenLay(1000, first)})
+	l.tick(1000 + StoneWaitMS + 100)
+	if st := ref.State(); st.Stones[0].At != to1 {
+		t.Fatalf("stone 1 on %v, want assumed onto %v", st.Stones[0].At, to1)
+	}
+	l.tick(7000)
+	l.apply([]tiles.Observation{seenLay(7000, second), seenStone(7000, 1, to2)})
+	l.tick(7000 + OrderGraceMS + 100)
+	n := len(*vs)
+	l.tick(9500)
+	l.apply([]tiles.Observation{seenStone(9500, 1, other)})
+	l.tick(9500 + StoneWaitMS + 100)
+	for _, v := range (*vs)[n:] {
+		t.Errorf("%s at %d judged: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+	}
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
+		}
+	}
+	if st := ref.State(); st.Stones[0].At != to2 || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
+		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, to2, st.Laid)
+	}
+}
