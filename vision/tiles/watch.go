@@ -29,6 +29,7 @@ const (
 	readEveryMS   = 150   // between two reads of a piece's frame
 	viaSettleMS   = 600   // a stone's move waits this long for cards it may have stood on unseen
 	coveredLateMS = 1500  // a half first seen after the card over its other half waits this long for it
+	reorientMS    = 1000  // a half turned on a card half of its colour shows this long before it covers
 	lonelyStoneMS = 1500  // a stone on nothing new is believed after this long
 	hiddenGoneMS  = 1000  // a stone's field unreadable this long may have lost it
 	overlapMS     = 300   // a stone first seen on a card this long after the moving stone stood on its new field is another
@@ -1398,7 +1399,7 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item, seen,
 	}
 	n := len(pieces)
 	for f, t0 := range w.halves {
-		if maturing(t0, seen, tMS) {
+		if maturing(t0, seen, tMS) || w.reorienting(f, t0, tMS) {
 			continue
 		}
 		if o := w.believed(f).open; o >= 0 && !slices.Contains(covering, f) {
@@ -1418,13 +1419,23 @@ func (w *Watcher) coveredPieces(pieces []via, p, to tiles.Field, it *item, seen,
 // without its other half: it may be a card that card covers.
 func (w *Watcher) coveredShowing(p, to tiles.Field, seen, tMS int64) bool {
 	for f, t0 := range w.halves {
-		if o := w.believed(f).open; o >= 0 && maturing(t0, seen, tMS) && f != p && f != to {
+		if o := w.believed(f).open; o >= 0 && (maturing(t0, seen, tMS) || w.reorienting(f, t0, tMS)) && f != p && f != to {
 			if g := step(f, o); g == p || g == to {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// reorienting reports whether the new half on f, first seen at t0, shows
+// the colour of the card half reported there, its open side alone
+// changed, and has shown less than reorientMS: a card of that colour laid
+// over it, or a hand's shadow or fingers on the half's frame, hiding one
+// side and showing another open. Only the card lasts.
+func (w *Watcher) reorienting(f tiles.Field, t0, tMS int64) bool {
+	e, l := w.expected(f), w.believed(f)
+	return tMS-t0 < reorientMS && e.kind == lookCard && l.kind == lookCard && e.colour == l.colour && e.open != l.open
 }
 
 // maturing reports whether a half first seen at t0, after the card seen

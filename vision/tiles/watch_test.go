@@ -762,6 +762,50 @@ func TestTilesVision_T2c_CoveredCardOnTheWayBeforeItsCover(t *testing.T) {
 	}
 }
 
+// TestTilesVision_T2c_HalfTurnedOnAReportedHalfOfItsColourCoversOnceItLasts:
+// a half open towards a card the stone went onto, on a field where a
+// card half of its colour was reported open the other way, is a card of
+// that colour laid over it and covered at once (T2c) only once it has
+// shown reorientMS: a hand's shadow or fingers on the old half's frame
+// show it so a moment (held-out 1578 r2: a phantom card on (3,6)-(4,6),
+// called T2c, while the arm that laid (4,6)-(4,5) lay over (3,6)). A
+// half on a free field covers at once, as before.
+func TestTilesVision_T2c_HalfTurnedOnAReportedHalfOfItsColourCoversOnceItLasts(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, yellow, red := classColour[pxGreen], classColour[pxYellow], classColour[pxRed]
+	for _, c := range []struct {
+		name     string
+		reported bool // a yellow half reported on (6,2), open downwards
+		at       int64
+		want     bool // the way goes over a card covered at once
+	}{
+		{"on a reported half, a moment", true, 1300 + viaSettleMS, false},
+		{"on a reported half, lasting", true, 1000 + reorientMS + 100, true},
+		{"on a free field, a moment", false, 1300 + viaSettleMS, true},
+	} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(8, 2), f(0, 11), f(11, 0), f(11, 11)}
+		if c.reported {
+			w.content[2][6] = cell{kind: lookCard, colour: yellow, partner: f(6, 3)}
+		}
+		w.believe(f(6, 2), look{kind: lookCard, colour: yellow, open: sideTo(f(6, 2), f(7, 2))})
+		w.halves[f(6, 2)] = 1000
+		w.believe(f(7, 2), look{kind: lookCard, colour: red, open: sideTo(f(7, 2), f(7, 1))})
+		w.believe(f(7, 1), look{kind: lookCard, colour: yellow, open: sideTo(f(7, 1), f(7, 2))})
+		cover := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(7, 2), f(7, 1)}, done: true}
+		cover.obs = []tiles.Observation{{Kind: tiles.ObsLay, Fields: cover.halves[:]}}
+		w.pairs = []*item{cover}
+		w.believe(f(7, 0), look{kind: lookCard, colour: red, open: sideTo(f(7, 0), f(6, 0))})
+		w.believe(f(6, 0), look{kind: lookStone, colour: yellow, open: -1})
+		move := &item{t: 1300, move: true, from: f(8, 2), to: f(6, 0)}
+		w.items = []*item{move, cover}
+		vias, _ := w.findVias(f(8, 2), f(7, 0), f(6, 0), 1300, 0, c.at, move)
+		if got := slices.ContainsFunc(vias, func(v via) bool { return v.covered }); got != c.want {
+			t.Errorf("%s: way %+v; over a card covered at once: %v, want %v", c.name, vias, got, c.want)
+		}
+	}
+}
+
 // TestTilesVision_T2c_CardCoveredAtOnceReportedBeforeItsCover: a card
 // laid at a stone and covered at once by the next card there (T2c),
 // whose half showed a frame after the cover was seen whole (held-out
