@@ -187,6 +187,17 @@ func roundWith(t *testing.T, n int, stones []tiles.Field) (*Loop, *tiles.Referee
 	return l, ref, &vs
 }
 
+// noneCalled fails t for every verdict in vs that the referee refused or
+// that calls a play wrong, each said after where.
+func noneCalled(t testing.TB, vs []Verdict, where ...string) {
+	t.Helper()
+	for _, v := range vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			t.Errorf("%s%s at %d: %s %s %v", strings.Join(where, ""), v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+		}
+	}
+}
+
 // lastKinds lists the kinds of the verdicts from i on.
 func kinds(vs []Verdict) []tiles.Kind {
 	var out []tiles.Kind
@@ -329,11 +340,7 @@ func TestLoop_T3a_SwappedStonesNamedByWhereTheyWent(t *testing.T) {
 	b, toB := legalLay(t, ref, "P2", 2)
 	l.apply([]tiles.Observation{seenLay(1000, b)})
 	l.apply([]tiles.Observation{seenStone(1400, 2, toA), seenStone(1400, 1, toB)})
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	st := ref.State().Stones
 	if st[0].At != toA || st[1].At != toB {
 		t.Fatalf("stones 1 and 2 on %v and %v, want %v and %v", st[0].At, st[1].At, toA, toB)
@@ -395,11 +402,7 @@ func TestLoop_T4c_JokerNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.
 	l.tick(2000)
 	l.applySeen([]tiles.Observation{next, seenStone(2000, 2, toA)})
 	l.tick(2000 + OrderGraceMS + 100)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State(); st.Stones[0].At != toA || st.Stones[1].At != at2 || st.Laid["P1"] != 1 {
 		t.Fatalf("after the next card: stones on %v and %v (want %v and %v), laid %v", st.Stones[0].At, st.Stones[1].At, toA, at2, st.Laid)
 	}
@@ -521,11 +524,7 @@ func TestLoop_T3a_CardNamedForAStoneSeenOntoItsNearerFieldKeepsTheName(t *testin
 	l.tick(1000)
 	l.apply([]tiles.Observation{seen, seenStone(1000, 2, near)})
 	l.tick(1000 + StoneWaitMS + 100)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	st := ref.State().Stones
 	if st[0].At != at1 || st[1].At != near || ref.Table().Awaited(1) || ref.Table().Awaited(2) {
 		t.Fatalf("stones 1 and 2 on %v and %v (awaited %v, %v), want %v and %v, neither awaited",
@@ -674,11 +673,7 @@ func TestLoop_T3b_BlockedStoneCarriedOverALegalCard(t *testing.T) {
 	l.tick(3000)
 	l.apply([]tiles.Observation{seenStone(3000, 3, over), seen, seenStone(3000, 3, to)})
 	l.tick(3000 + StoneWaitMS)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State().Stones[2]; st.At != to || st.Owed != "" {
 		t.Errorf("stone 3 on %v owed by %q, want on %v, owed by nobody", st.At, st.Owed, to)
 	}
@@ -741,11 +736,7 @@ func TestLoop_T3b_TwoRelocationsAtOnceSwapped(t *testing.T) {
 	l.tick(7000)
 	l.apply([]tiles.Observation{seenNext, seenStone(7000, 3, toNext)}) // the camera's stone 3: the loop's 1 since the swap
 	l.tick(7000 + StoneWaitMS)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State().Stones[0]; st.At != toNext {
 		t.Errorf("stone 1 on %v, want on %v (P4's next card)", st.At, toNext)
 	}
@@ -804,11 +795,7 @@ func TestLoop_T3b_RelocatedStoneSeenOnOneFieldSetDownOnTheOther(t *testing.T) {
 			l.apply([]tiles.Observation{seenStone(2500, 3, seenOn), seenN, seenStone(2500, 3, far)})
 		}
 		l.tick(2500 + StoneWaitMS)
-		for _, v := range *vs {
-			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-				t.Errorf("next card held %v: %s at %d: %s %s %v", held, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
-			}
-		}
+		noneCalled(t, *vs, fmt.Sprintf("next card held %v: ", held))
 		if st := ref.State().Stones[2]; st.At != far {
 			t.Errorf("next card held %v: stone 3 on %v, want on %v (P2's card)", held, st.At, far)
 		}
@@ -873,11 +860,7 @@ func TestLoop_T3a_StoneMovedOntoAMissedCard(t *testing.T) {
 	}
 	next, to2 := legalLay(t, ref, "P2", 3)
 	l.apply([]tiles.Observation{seenLay(3000, next), seenStone(3300, 3, to2)})
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State(); st.Stones[2].At != to2 || st.Laid["P2"] != 1 {
 		t.Fatalf("after the next card: stone 3 on %v (want %v), laid %v", st.Stones[2].At, to2, st.Laid)
 	}
@@ -1185,11 +1168,7 @@ func TestLoop_T3a_CardAStoneWentOntoKeepsItsPlace(t *testing.T) {
 	last.Stone = 3
 	l.apply([]tiles.Observation{seenStone(2000, 3, firstTo), seenLay(2000, unnamed), seenStone(2000, 3, unnamedTo), last, seenStone(2000, 3, nextTo[0])})
 	l.tick(2000 + StoneWaitMS)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State(); st.Stones[2].At != nextTo[0] || st.Laid["P1"] != 2 || st.Laid["P2"] != 1 {
 		t.Errorf("stone 3 on %v (want %v), laid %v (want P1 2, P2 1)", st.Stones[2].At, nextTo[0], st.Laid)
 	}
@@ -1388,11 +1367,7 @@ func TestLoop_T3a_StonePassedOverACardUnseen(t *testing.T) {
 	l.tick(1600)
 	l.apply([]tiles.Observation{seenLay(1600, next), seenStone(1600, 1, nextTo)})
 	l.tick(1600 + StoneWaitMS)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State(); st.Stones[0].At != nextTo || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
 		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, nextTo, st.Laid)
 	}
@@ -1738,11 +1713,7 @@ func cameraSaw(e tilesim.Event, tMS int64) []tiles.Observation {
 // that the round was scored as the simulator did.
 func scoredAsSimulated(t *testing.T, seed uint64, vs []Verdict, ref *tiles.Referee, res tilesim.Result) {
 	t.Helper()
-	for _, v := range vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("seed %d: %s at %d: %s %v", seed, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, vs, fmt.Sprintf("seed %d: ", seed))
 	if m := ref.Match(); len(m.Rounds) != 1 || !sameScores(m.Rounds[0], res.Rounds[0]) {
 		t.Errorf("seed %d: scored %+v, want %+v", seed, m.Rounds, res.Rounds)
 	}
@@ -2380,11 +2351,7 @@ func TestLoop_T3a_CardReportedLateKeepsItsOwnWait(t *testing.T) {
 	l.tick(6300)
 	l.apply([]tiles.Observation{seenStone(6300, 4, to)})
 	l.tick(6300 + StoneWaitMS + 100)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if at := ref.State().Stones[3].At; at != to {
 		t.Errorf("stone 4 on %v, want %v (the move seen)", at, to)
 	}
@@ -2439,11 +2406,7 @@ func TestLoop_T3a_AssumedStopsSeenLateStopByStop(t *testing.T) {
 	for _, v := range (*vs)[n:] {
 		t.Errorf("%s at %d judged again: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
 	}
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State(); st.Stones[0].At != to2 || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
 		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, to2, st.Laid)
 	}
@@ -2592,11 +2555,7 @@ func TestLoop_T3a_StopOnTheOtherFieldOfALeftCardIsNotAMoveBack(t *testing.T) {
 	for _, v := range (*vs)[n:] {
 		t.Errorf("%s at %d judged: %s %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Rule, v.Verdict.Reason, v.Err)
 	}
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if st := ref.State(); st.Stones[0].At != to2 || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
 		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, to2, st.Laid)
 	}

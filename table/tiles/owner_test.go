@@ -1,6 +1,7 @@
 package tiles
 
 import (
+	"fmt"
 	"testing"
 
 	"ligretto/referee/tiles"
@@ -32,11 +33,7 @@ func TestLoop_T5a_OwnerReadLateCountsTheCard(t *testing.T) {
 			l.apply(s.obs)
 		}
 		l.tick(4000)
-		for _, v := range *vs {
-			if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-				t.Errorf("owner at %d ms: %s at %d: %s %v", ownerAt, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-			}
-		}
+		noneCalled(t, *vs, fmt.Sprintf("owner at %d ms: ", ownerAt))
 		if n := ref.State().Laid["P1"]; n != 1 {
 			t.Errorf("owner at %d ms: P1 laid %d, want 1", ownerAt, n)
 		}
@@ -57,11 +54,7 @@ func TestLoop_T5a_OwnerReadBeforeTheInferredCardCountsIt(t *testing.T) {
 	l.apply([]tiles.Observation{{Kind: tiles.ObsOwner, TimeMS: 1200, Player: "P1", Fields: a.Fields[:], By: "camera"}})
 	l.tick(1000 + OrphanWaitMS + 500)
 	l.apply(nil)
-	for _, v := range *vs {
-		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
-			t.Errorf("%s at %d: %s %v", v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
-		}
-	}
+	noneCalled(t, *vs)
 	if p, _ := ref.Table().Piece(toA); p.Owner != "P1" {
 		t.Errorf("the card under stone 1 on %v is %q's, want P1's", toA, p.Owner)
 	}
