@@ -23,8 +23,9 @@ const (
 // orderByRules puts the cards held after the i-th one that the camera saw
 // with it (seenTogether), and that could go to the referee now, in the
 // order the rules allow best: the one with the fewest cards judged wrong
-// (or laid where their stone did not stand), the order seen when that
-// ties. Seen at once, either order is as likely, and a referee that calls
+// (or laid where their stone did not stand), then the fewest judged at
+// another stone than the one seen moving onto them (cost), then the
+// order seen. Seen at once, either order is as likely, and a referee that calls
 // a card wrong only because of the order it guessed is sure and wrong.
 // The group then waits from i on as one block. It reports whether the
 // order changed.
@@ -47,7 +48,7 @@ func (l *Loop) orderByRules(i int) bool {
 	for k, j := range group {
 		cards[k] = l.waiting[j].tried()
 	}
-	best, bestWrong := []int(nil), wrongIn(t, cards)
+	best, bestCost := []int(nil), weigh(t, cards)
 	perm := make([]int, len(cards))
 	for k := range perm {
 		perm[k] = k
@@ -57,8 +58,8 @@ func (l *Loop) orderByRules(i int) bool {
 		for k, p := range perm {
 			in[k] = cards[p]
 		}
-		if n := wrongIn(t, in); n < bestWrong {
-			best, bestWrong = slices.Clone(perm), n
+		if c := weigh(t, in); c.less(bestCost) {
+			best, bestCost = slices.Clone(perm), c
 		}
 	}
 	if best == nil {
@@ -149,10 +150,11 @@ func relocating(t *tiles.Table, x tried) []tried {
 // rulesPutFirst reports whether another card seen with the held i-th one
 // (seenTogether), held or reported later in this batch, goes before it
 // by the rules: with the i-th named for stone o (just seen moving onto
-// it), fewer cards are wrong when that one comes first. The move then
-// waits with its card, and orderByRules puts the two in that order:
-// settled at once, the i-th would be judged against where its stone
-// stood before the other card took it.
+// it), fewer cards are wrong when that one comes first, or as many and
+// fewer are judged at another stone than the one seen onto them (cost).
+// The move then waits with its card, and orderByRules puts the two in
+// that order: settled at once, the i-th would be judged against where its
+// stone stood before the other card took it.
 func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 	t := l.playingTable()
 	if t == nil {
@@ -172,7 +174,7 @@ func (l *Loop) rulesPutFirst(i int, o tiles.Observation) bool {
 		}
 	}
 	for _, x := range others {
-		if wrongIn(t, []tried{x, c}) < wrongIn(t, []tried{c, x}) {
+		if weigh(t, []tried{x, c}).less(weigh(t, []tried{c, x})) {
 			return true
 		}
 	}
@@ -264,30 +266,43 @@ func (w *waiting) tried() tried { return tried{card: w.stoned(), seen: w.stone} 
 // camera saw it go, else as the rules make it; a relocated stone not seen
 // yet on the field that makes fewest wrong after it (either will do,
 // T3b). A card the referee cannot take counts as more than all.
-func wrongIn(t *tiles.Table, cards []tried) int {
+func wrongIn(t *tiles.Table, cards []tried) int { return weigh(t, cards).wrong }
+
+// cost is what laying cards in an order costs: the wrong wrongIn counts,
+// and of those the cards judged at another stone than the one the camera
+// saw move onto them. Of two orders as wrong, the one where the stones
+// went as seen is likelier: the other rests on the camera erring, and its
+// stone's move is called too (T3a, a move with no card).
+type cost struct{ wrong, unseen int }
+
+func (c cost) less(d cost) bool {
+	return c.wrong < d.wrong || c.wrong == d.wrong && c.unseen < d.unseen
+}
+
+func weigh(t *tiles.Table, cards []tried) cost {
 	if len(cards) == 0 {
-		return 0
+		return cost{}
 	}
 	t = t.Clone()
 	c, rest := cards[0], cards[1:]
 	o := c.card
 	lay, ok := layOf(o)
 	if !ok {
-		return untakable
+		return cost{wrong: untakable}
 	}
 	j, err := t.CheckLay(lay)
 	if err != nil {
-		return untakable
+		return cost{wrong: untakable}
 	}
-	n := 0
+	var n cost
 	if j.Violation != nil || j.Misplaced {
-		n++
+		n.wrong++
 	}
-	then := func(t *tiles.Table) int {
-		if m := wrongIn(t, rest); m < untakable {
-			return n + m
+	then := func(t *tiles.Table) cost {
+		if m := weigh(t, rest); m.wrong < untakable {
+			return cost{n.wrong + m.wrong, n.unseen + m.unseen}
 		}
-		return untakable
+		return cost{wrong: untakable}
 	}
 	t.ApplyLay(lay, j)
 	if j.Stone <= 0 {
@@ -298,23 +313,26 @@ func wrongIn(t *tiles.Table, cards []tried) int {
 			t.ApplyStone(c.seen.Stone, c.seen.Fields[0], o.Player, nil) // it takes the card (T3a)
 			return then(t)
 		}
-		n++ // the camera saw another stone move onto it
+		n.wrong++ // the camera saw another stone move onto it
+		n.unseen++
 	}
 	if c.seen != nil && c.seen.Stone == j.Stone && len(c.seen.Fields) == 1 && c.seen.Fields[0] != j.StoneTo && slices.Contains(o.Fields, c.seen.Fields[0]) {
 		if _, v, err := t.CheckStone(j.Stone, c.seen.Fields[0]); err == nil {
 			if v != nil {
-				n++
+				n.wrong++
 			}
 			t.ApplyStone(j.Stone, c.seen.Fields[0], o.Player, v)
 			return then(t)
 		}
 	}
 	if c.seen == nil && j.Relocates && len(rest) > 0 {
-		best := untakable
+		best := cost{wrong: untakable}
 		for _, f := range lay.Fields {
 			u := t.Clone()
 			u.ApplyStone(j.Stone, f, o.Player, nil)
-			best = min(best, then(u))
+			if m := then(u); m.less(best) {
+				best = m
+			}
 		}
 		return best
 	}

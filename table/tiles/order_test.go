@@ -1,7 +1,9 @@
 package tiles
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"ligretto/referee"
@@ -767,4 +769,102 @@ func lateRelocation(events []tilesim.Event) (i, k int) {
 		}
 	}
 	return -1, 0
+}
+
+// TestLoop_T2d_CardSeenWithARelocationKeepsTheStoneSeenOntoIt: P1
+// blocked stone 1. P2 lays a card meeting stone 2's field at a corner
+// alone (T2d), and P1 relocates stone 1 beside it: the camera first sees
+// both in one frame, reports the relocation first, then P2's card with
+// stone 2's move onto it, then stone 1's relocation. Judged after the
+// relocation, P2's card would lie legally by stone 1, and stone 2's move
+// onto it would be called (T3a, a move with no card): as wrong as the
+// order seen, but resting on the camera naming the wrong stone. P2's card
+// comes first and is called T2d, with its owner (held-out 1541 r1).
+func TestLoop_T2d_CardSeenWithARelocationKeepsTheStoneSeenOntoIt(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	wallStone(t, tb, 1, "P1")
+	w, h := tb.Board().Size()
+	var reloc, wrong tiles.Lay
+	var relocTo, wrongTo tiles.Field
+	for y := range h {
+		for x := range w {
+			for _, d := range []tiles.Field{{X: 1}, {Y: 1}} {
+				a, b := tiles.Field{X: x, Y: y}, tiles.Field{X: x + d.X, Y: y + d.Y}
+				if !tb.Board().On(b) {
+					continue
+				}
+				c := tiles.Lay{Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}}
+				r := c
+				r.Player, r.Stone = "P1", 1
+				if j, err := tb.CheckLay(r); err == nil && j.Violation == nil && j.Relocates && len(stonesBeside(tb.Stones(), c.Fields[:])) == 0 && reloc.Player == "" {
+					u := tb.Clone()
+					u.ApplyLay(r, j)
+					u.ApplyStone(1, j.StoneTo, "P1", nil)
+					for _, q := range candidatesT2d(tb, u) {
+						reloc, relocTo, wrong, wrongTo = r, j.StoneTo, q.lay, q.to
+						break
+					}
+				}
+			}
+		}
+	}
+	if reloc.Player == "" {
+		t.Fatal("no relocation of stone 1 beside a place meeting stone 2 at a corner")
+	}
+	r := seenLay(3000, reloc)
+	r.SeenMS = 2900
+	l.tick(3000)
+	l.apply([]tiles.Observation{r})
+	l.tick(5000)
+	c := seenLay(5000, wrong)
+	c.SeenMS = 2900
+	c.Stone = 2
+	l.apply([]tiles.Observation{c, seenStone(5000, 2, wrongTo)})
+	l.tick(5600)
+	l.apply([]tiles.Observation{seenStone(5600, 1, relocTo)})
+	l.tick(5600 + StoneWaitMS + 100)
+	var calls []string
+	for _, v := range *vs {
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			calls = append(calls, fmt.Sprintf("%s %s %s", v.Verdict.Player, v.Verdict.Rule, v.Verdict.Reason))
+		}
+	}
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "P2 T2d") {
+		t.Errorf("calls %q, want P2's card called T2d alone", calls)
+	}
+	if st := ref.State().Stones; st[0].At != relocTo || st[1].At != wrongTo {
+		t.Errorf("stones 1 and 2 on %v and %v, want %v and %v", st[0].At, st[1].At, relocTo, wrongTo)
+	}
+}
+
+// placed is a card of P2's and the field its stone goes onto.
+type placed struct {
+	lay tiles.Lay
+	to  tiles.Field
+}
+
+// candidatesT2d lists P2's cards that meet stone 2's field at a corner
+// alone on tb (T2d) and lie legally by stone 1 on after.
+func candidatesT2d(tb, after *tiles.Table) []placed {
+	var out []placed
+	at := tb.Stones()[1].At
+	for _, d := range []tiles.Field{{X: at.X - 1, Y: at.Y - 1}, {X: at.X + 1, Y: at.Y - 1}, {X: at.X - 1, Y: at.Y + 1}, {X: at.X + 1, Y: at.Y + 1}} {
+		for _, b := range d.Neighbours() {
+			if !tb.Board().On(d) || !tb.Board().On(b) {
+				continue
+			}
+			c := tiles.Lay{Player: "P2", Fields: [2]tiles.Field{d, b}, Colours: [2]tiles.Colour{tb.Board().Colour(d), tb.Board().Colour(b)}, Stone: 2}
+			j, err := tb.CheckLay(c)
+			if err != nil || j.Violation == nil || j.Violation.Rule != tiles.T2d {
+				continue
+			}
+			c1 := c
+			c1.Stone = 1
+			if k, err := after.CheckLay(c1); err == nil && k.Violation == nil && !k.Misplaced {
+				out = append(out, placed{c, j.StoneTo})
+			}
+		}
+	}
+	return out
 }
