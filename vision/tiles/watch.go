@@ -1480,6 +1480,8 @@ func (w *Watcher) viaPieces(came, at int64) []via {
 		if g := step(f, w.believed(f).open); w.believed(f).open >= 0 && w.on(g) {
 			if _, ok := w.halves[g]; ok && w.believed(g).open == sideTo(g, f) && f.Y*100+f.X < g.Y*100+g.X {
 				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, t: max(t0, w.halves[g]), first: min(t0, w.halves[g])})
+			} else if w.overItsCard(f, g) {
+				pieces = append(pieces, via{card: [2]tiles.Field{f, g}, pending: true, t: t0, first: t0})
 			}
 		}
 	}
@@ -1488,6 +1490,16 @@ func (w *Watcher) viaPieces(came, at int64) []via {
 	}
 	slices.SortFunc(pieces, func(x, y via) int { return int(x.t - y.t) })
 	return pieces
+}
+
+// overItsCard reports whether the new half on f, open towards g, is a
+// card laid over the card reported on f and g, field for field (T2c),
+// with that card's colour on g: g shows just what it showed before, so
+// only f's half is new.
+func (w *Watcher) overItsCard(f, g tiles.Field) bool {
+	cf, cg := w.content[f.Y][f.X], w.content[g.Y][g.X]
+	_, isNew := w.halves[g]
+	return !isNew && cf.kind == lookCard && cf.partner == g && cg.kind == lookCard && cg.partner == f && w.believed(g) == w.expected(g)
 }
 
 // waysFrom lists every way over pieces from field a to the card on p and

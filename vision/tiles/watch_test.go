@@ -806,6 +806,40 @@ func TestTilesVision_T2c_HalfTurnedOnAReportedHalfOfItsColourCoversOnceItLasts(t
 	}
 }
 
+// TestTilesVision_T2c_CardOverItsCardFieldForFieldIsAWay: a card laid
+// over a reported card on the same two fields, with that card's colour
+// on one of them, shows one new half only, open towards a field that
+// shows just what it showed before. A stone that went over it unseen, on
+// to the next card, stood on it: it is on the way, whole, and reported
+// (T2c; held-out 1547 r1: never paired, the card and its call were
+// lost). A new half on a field that held no card is no such card.
+func TestTilesVision_T2c_CardOverItsCardFieldForFieldIsAWay(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, yellow, red, blue := classColour[pxGreen], classColour[pxYellow], classColour[pxRed], classColour[pxBlue]
+	for _, reported := range []bool{true, false} {
+		w := boardSeen(12, green)
+		w.stones = [tiles.Stones]tiles.Field{f(6, 1), f(0, 11), f(11, 0), f(11, 11)}
+		if reported { // the card under it: red on (6,3), yellow on (6,4)
+			w.content[3][6] = cell{kind: lookCard, colour: red, partner: f(6, 4)}
+		}
+		w.content[4][6] = cell{kind: lookCard, colour: yellow, partner: f(6, 3)}
+		w.believe(f(6, 4), w.expected(f(6, 4)))
+		w.believe(f(6, 3), look{kind: lookCard, colour: blue, open: sideTo(f(6, 3), f(6, 4))})
+		w.halves[f(6, 3)] = 1000
+		// the next card, (6,2)-(6,1), the stone seen on (6,1)
+		w.believe(f(6, 2), look{kind: lookCard, colour: red, open: sideTo(f(6, 2), f(6, 1))})
+		w.halves[f(6, 2)] = 1200
+		w.believe(f(6, 1), look{kind: lookStone, colour: yellow, open: -1})
+		move := &item{t: 1300, move: true, from: f(6, 5), to: f(6, 1)}
+		w.items = []*item{move}
+		vias, _ := w.findVias(f(6, 5), f(6, 2), f(6, 1), 1200, 0, 1300+viaSettleMS, move)
+		over := len(vias) == 1 && vias[0].card == [2]tiles.Field{f(6, 3), f(6, 4)} && vias[0].at == f(6, 3) && vias[0].pending && !vias[0].covered
+		if over != reported {
+			t.Errorf("a card reported under the new half %v: way %+v, want over (6,3)-(6,4), on (6,3): %v", reported, vias, reported)
+		}
+	}
+}
+
 // TestTilesVision_T2c_CardCoveredAtOnceReportedBeforeItsCover: a card
 // laid at a stone and covered at once by the next card there (T2c),
 // whose half showed a frame after the cover was seen whole (held-out
