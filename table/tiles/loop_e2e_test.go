@@ -18,7 +18,7 @@ import (
 // The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
 // quality 90), from the round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
@@ -185,5 +185,34 @@ func TestLoop_T2b_CardItsStoneWasSeenOntoIsNotCalled(t *testing.T) {
 	}
 	if called(standing(vs), "P2", tiles.T2b, card) {
 		t.Errorf("P2's card on %v, laid at the stone seen moving onto it, called beside no stone", card)
+	}
+}
+
+// TestLoop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits: held-out 1632's
+// first round, rendered. P1 relocates the stone they blocked and, 0.2 s
+// later, P2 relocates one of the two stones they blocked; the camera
+// first sees both cards in one frame, carries the two stones at once and
+// swaps them: P2's card comes with the move of P1's stone. P1's card
+// still waits for its own, so P2's is weighed as swapped (mayBeSwapped),
+// and of P2's two blocked stones the one the camera saw leave its field
+// is taken (leftSince). Both relocations are legal, and every call is a
+// wrong play the simulation made (P1's card was called T2d at the stone
+// P2 relocated, and the move of P1's stone onto it T3a).
+func TestLoop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits(t *testing.T) {
+	events, vs := refereeRendered(t, tilesim.Config{Players: 4, Seed: 1632, Rounds: 2, ErrorRate: 0.03}, 1, 56000)
+	callsMade(t, events, vs)
+	for _, c := range []struct {
+		player string
+		card   []tiles.Field
+	}{
+		{"P1", []tiles.Field{{X: 10, Y: 2}, {X: 10, Y: 1}}},
+		{"P2", []tiles.Field{{X: 11, Y: 0}, {X: 11, Y: 1}}},
+	} {
+		if !slices.ContainsFunc(vs, func(v Verdict) bool {
+			return v.Err == nil && v.Obs.Kind == tiles.ObsLay && v.Verdict.Status == tiles.StatusOK && v.Verdict.Rule == tiles.T3b && v.Obs.Player == c.player &&
+				slices.Contains(v.Obs.Fields, c.card[0]) && slices.Contains(v.Obs.Fields, c.card[1])
+		}) {
+			t.Errorf("%s's relocation on %v not judged legal (T3b)", c.player, c.card)
+		}
 	}
 }

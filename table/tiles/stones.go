@@ -125,6 +125,9 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 	}
 	for _, ss := range by {
 		if len(ss) > 1 {
+			ss = l.leftSince(ss, seenAt(card))
+		}
+		if len(ss) > 1 {
 			return card, move
 		}
 		if len(ss) == 1 {
@@ -135,12 +138,25 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 	return card, move
 }
 
+// leftSince keeps of stones ss those the camera has not seen on their
+// fields since t: the others stood still, and none of them is the stone
+// that moved. All of them if that keeps none.
+func (l *Loop) leftSince(ss []int, t int64) []int {
+	st := l.playingTable().Stones()
+	moved := slices.DeleteFunc(slices.Clone(ss), func(s int) bool { return l.watch.StoodOn(st[s-1].At) >= t })
+	if len(moved) == 0 {
+		return ss
+	}
+	return moved
+}
+
 // mayBeSwapped reports whether card, judged j (err) at the stone named,
 // may have been laid at another stone the watcher swapped with it: it
 // lies where that stone did not stand (Misplaced), or it relocates a
 // blocked stone its player cannot owe (T3b), or is only suspected of
-// owing while the player held to owe it relocated a stone at once, while
-// one they blocked may wait: two relocations at once.
+// owing while the player held to owe it relocated a stone at once
+// (judged, or held with card and relocating that stone), while one they
+// blocked may wait: two relocations at once.
 func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error) bool {
 	switch {
 	case err != nil:
@@ -152,10 +168,26 @@ func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error
 	case !slices.Contains(l.owing[card.Stone-1].by, card.Player):
 		return true
 	}
-	owed := l.playingTable().Stones()[card.Stone-1].Owed
-	return owed != "" && owed != card.Player && slices.ContainsFunc(l.pieces, func(p piece) bool {
-		return p.player == owed && p.rule == tiles.T3b && p.status == tiles.StatusOK && max(p.seen-seenAt(card), seenAt(card)-p.seen) <= togetherMS
-	})
+	t := l.playingTable()
+	owed := t.Stones()[card.Stone-1].Owed
+	together := func(seen int64) bool { return max(seen-seenAt(card), seenAt(card)-seen) <= togetherMS }
+	return owed != "" && owed != card.Player && (slices.ContainsFunc(l.pieces, func(p piece) bool {
+		return p.player == owed && p.rule == tiles.T3b && p.status == tiles.StatusOK && together(p.seen)
+	}) || slices.ContainsFunc(l.waiting, func(w *waiting) bool {
+		return w.held && w.card.Player == owed && together(seenAt(w.card)) && relocates(t, w.card, card.Stone)
+	}))
+}
+
+// relocates reports whether card, laid at stone, relocates it legally
+// (T3b).
+func relocates(t *tiles.Table, card tiles.Observation, stone int) bool {
+	lay, ok := layOf(card)
+	if !ok {
+		return false
+	}
+	lay.Stone = stone
+	j, err := t.CheckLay(lay)
+	return err == nil && j.Violation == nil && j.Relocates && j.Stone == stone
 }
 
 // identifyJoker names the stone joker o was laid at by where it lies, as
