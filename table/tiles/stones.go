@@ -101,7 +101,30 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		return card, move
 	}
 	to := move.Fields[0]
-	var by [3][]int // the card lies by it; its player blocked it; another player did
+	by := otherStones(t, card, to, check)
+	if !j.Misplaced { // a relocation: only at a stone its player blocked
+		by[0], by[2] = nil, nil
+	}
+	for _, ss := range by {
+		if len(ss) > 1 {
+			ss = l.leftSince(ss, seenAt(card))
+		}
+		if len(ss) > 1 {
+			return card, move
+		}
+		if len(ss) == 1 {
+			return l.renamed(card, move, ss[0], fmt.Sprintf("%d ms: %s's card at %v and the stone's move onto %v seen as stone %d's, which stands on %v: taken as stone %d's, which the card lies by or relocates (stones swapped)",
+				card.TimeMS, card.Player, card.Fields, to, card.Stone, t.Stones()[card.Stone-1].At, ss[0]))
+		}
+	}
+	return card, move
+}
+
+// otherStones lists the stones other than card's, not awaiting a card
+// of their own, that take card by the rules (check) with their move onto
+// to: those it lies by, those its player blocked, those another player
+// blocked (T3c).
+func otherStones(t *tiles.Table, card tiles.Observation, to tiles.Field, check func(int) (tiles.Judgement, error)) (by [3][]int) {
 	for s := 1; s <= tiles.Stones; s++ {
 		if s == card.Stone || t.Awaited(s) {
 			continue
@@ -120,22 +143,7 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 		}
 		by[k] = append(by[k], s)
 	}
-	if !j.Misplaced { // a relocation: only at a stone its player blocked
-		by[0], by[2] = nil, nil
-	}
-	for _, ss := range by {
-		if len(ss) > 1 {
-			ss = l.leftSince(ss, seenAt(card))
-		}
-		if len(ss) > 1 {
-			return card, move
-		}
-		if len(ss) == 1 {
-			return l.renamed(card, move, ss[0], fmt.Sprintf("%d ms: %s's card at %v and the stone's move onto %v seen as stone %d's, which stands on %v: taken as stone %d's, which the card lies by or relocates (stones swapped)",
-				card.TimeMS, card.Player, card.Fields, to, card.Stone, t.Stones()[card.Stone-1].At, ss[0]))
-		}
-	}
-	return card, move
+	return by
 }
 
 // leftSince keeps of stones ss those the camera has not seen on their
