@@ -328,7 +328,7 @@ func (l *Loop) stoneSeen(o tiles.Observation) bool {
 			// the move the loop assumed, seen late (stones look alike); or,
 			// once the next card turned it, the relocation seen late; or a
 			// stop it assumed before that one
-			if a != nil && (a.to == o.Fields[0] || a.turned && slices.Contains(a.relocating, o.Fields[0])) {
+			if a != nil && (a.to == o.Fields[0] || a.turned && slices.Contains(a.on, o.Fields[0])) {
 				l.assumed[i] = nil
 				return true
 			}
@@ -1067,13 +1067,10 @@ func (l *Loop) assumeStone(o tiles.Observation, v tiles.Verdict, from tiles.Fiel
 		to = fartherOf(o.Fields, from)
 	}
 	prev := l.assumed[v.Stone-1]
-	l.assumed[v.Stone-1] = &assumedMove{to: to, on: slices.Clone(o.Fields), at: l.now}
+	l.assumed[v.Stone-1] = &assumedMove{to: to, on: slices.Clone(o.Fields), relocates: v.Rule == tiles.T3b, at: l.now}
 	if prev != nil && l.now-prev.at <= 2*StoneWaitMS {
 		earlier := append(prev.earlier, prev.to)
 		l.assumed[v.Stone-1].earlier = earlier[max(0, len(earlier)-maxEarlier):]
-	}
-	if v.Rule == tiles.T3b {
-		l.assumed[v.Stone-1].relocating = slices.Clone(o.Fields)
 	}
 	l.noteUnsure(fmt.Sprintf("%d ms: stone %d's move onto %s's card at %v not seen: taken onto %v (T3a)", o.TimeMS, v.Stone, o.Player, o.Fields, to))
 	return &tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(o.TimeMS, l.now), Stone: v.Stone, Fields: []tiles.Field{to}, By: "loop"}
@@ -1129,13 +1126,14 @@ func (l *Loop) takeStrays(tMS int64) {
 }
 
 // assumedMove is a stone's move the loop assumed: onto to, on the card
-// relocating it (T3b) if any, where either field could take it; turned
-// when the next card showed it stood on the other (turnAssumed).
+// on; relocates when that card relocates it (T3b), where either field
+// could take it; turned when the next card showed it stood on the other
+// (turnAssumed).
 type assumedMove struct {
-	to         tiles.Field
-	on         []tiles.Field // the card's fields
-	relocating []tiles.Field
-	turned     bool
+	to        tiles.Field
+	on        []tiles.Field
+	relocates bool
+	turned    bool
 	// earlier are the stone's last stops the loop assumed before, each
 	// within 2*StoneWaitMS of the next, not seen yet: the camera may
 	// report its way late, stop by stop (until 2*StoneWaitMS after at,
@@ -1172,12 +1170,12 @@ func (l *Loop) turnAssumed(card tiles.Observation) {
 		return
 	}
 	for i, a := range l.assumed {
-		if a == nil || len(a.relocating) != 2 || t.Awaited(i+1) || t.Stones()[i].At != a.to {
+		if a == nil || !a.relocates || len(a.on) != 2 || t.Awaited(i+1) || t.Stones()[i].At != a.to {
 			continue
 		}
-		other := a.relocating[0]
+		other := a.on[0]
 		if other == a.to {
-			other = a.relocating[1]
+			other = a.on[1]
 		}
 		turned := t.Clone()
 		who, v, err := turned.CheckStone(i+1, other)
@@ -1191,7 +1189,7 @@ func (l *Loop) turnAssumed(card tiles.Observation) {
 		}
 		a.to, a.turned = other, true
 		l.noteUnsure(fmt.Sprintf("%d ms: stone %d's relocation onto %v was not seen: %s's card at %v lies by it only beside %v, so it stood there (T3b)",
-			card.TimeMS, i+1, a.relocating, card.Player, card.Fields, other))
+			card.TimeMS, i+1, a.on, card.Player, card.Fields, other))
 		_, _ = l.send(tiles.Observation{Kind: tiles.ObsStone, TimeMS: max(card.TimeMS, l.now), Stone: i + 1, Fields: []tiles.Field{other}, By: "loop"})
 		return
 	}

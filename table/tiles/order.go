@@ -25,8 +25,9 @@ const (
 // order the rules allow best: the one with the fewest cards judged wrong
 // (or laid where their stone did not stand), then the fewest judged at
 // another stone than the one seen moving onto them (cost), then the
-// order seen. Seen at once, either order is as likely, and a referee that calls
-// a card wrong only because of the order it guessed is sure and wrong.
+// order seen. Seen at once, either order is as likely, and a referee
+// that calls a card wrong only because of the order it guessed is sure
+// and wrong.
 // The group then waits from i on as one block. It reports whether the
 // order changed.
 func (l *Loop) orderByRules(i int) bool {

@@ -801,9 +801,8 @@ func TestLoop_T2d_CardSeenWithARelocationKeepsTheStoneSeenOntoIt(t *testing.T) {
 					u := tb.Clone()
 					u.ApplyLay(r, j)
 					u.ApplyStone(1, j.StoneTo, "P1", nil)
-					for _, q := range candidatesT2d(tb, u) {
-						reloc, relocTo, wrong, wrongTo = r, j.StoneTo, q.lay, q.to
-						break
+					if q, to, ok := firstT2d(tb, u); ok {
+						reloc, relocTo, wrong, wrongTo = r, j.StoneTo, q, to
 					}
 				}
 			}
@@ -838,16 +837,10 @@ func TestLoop_T2d_CardSeenWithARelocationKeepsTheStoneSeenOntoIt(t *testing.T) {
 	}
 }
 
-// placed is a card of P2's and the field its stone goes onto.
-type placed struct {
-	lay tiles.Lay
-	to  tiles.Field
-}
-
-// candidatesT2d lists P2's cards that meet stone 2's field at a corner
-// alone on tb (T2d) and lie legally by stone 1 on after.
-func candidatesT2d(tb, after *tiles.Table) []placed {
-	var out []placed
+// firstT2d finds a card of P2's that meets stone 2's field at a corner
+// alone on tb (T2d) and lies legally by stone 1 on after, and the field
+// stone 2 goes onto with it.
+func firstT2d(tb, after *tiles.Table) (tiles.Lay, tiles.Field, bool) {
 	at := tb.Stones()[1].At
 	for _, d := range []tiles.Field{{X: at.X - 1, Y: at.Y - 1}, {X: at.X + 1, Y: at.Y - 1}, {X: at.X - 1, Y: at.Y + 1}, {X: at.X + 1, Y: at.Y + 1}} {
 		for _, b := range d.Neighbours() {
@@ -862,9 +855,9 @@ func candidatesT2d(tb, after *tiles.Table) []placed {
 			c1 := c
 			c1.Stone = 1
 			if k, err := after.CheckLay(c1); err == nil && k.Violation == nil && !k.Misplaced {
-				out = append(out, placed{c, j.StoneTo})
+				return c, j.StoneTo, true
 			}
 		}
 	}
-	return out
+	return tiles.Lay{}, tiles.Field{}, false
 }

@@ -50,7 +50,7 @@ func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
 	t, to := l.playingTable(), o.Fields[0]
 	k := otherStone(o.Stone, func(s int) bool {
 		a := l.assumed[s-1]
-		if a == nil || len(a.relocating) != 2 || a.to == to || !slices.Contains(a.relocating, to) || l.now-a.at > 2*StoneWaitMS ||
+		if a == nil || !a.relocates || len(a.on) != 2 || a.to == to || !slices.Contains(a.on, to) || l.now-a.at > 2*StoneWaitMS ||
 			t.Stones()[s-1].At != a.to || t.Awaited(s) {
 			return false
 		}
