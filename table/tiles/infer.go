@@ -678,6 +678,7 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	if stone == nil {
 		stone = w.stone
 	}
+	l.relocationInstead(w, stone)
 	if w.held {
 		card := w.stonedBy(stone)
 		l.turnAssumed(card) // first: a stone the loop turns takes the card by the rules

@@ -167,3 +167,52 @@ func firstWay(u *tiles.Table, held []*waiting, stone int, c tried) []*waiting {
 	try(nil, held)
 	return best
 }
+
+// relocationInstead takes back from the referee w's card, given at the
+// stone it lies by, when blocked stone s is seen moving onto it instead
+// (move) while that stone's own move is still awaited, and its player
+// may owe s (mayOwe): the card relocated s (T3b, T3c). Who blocked s
+// depends on the order of cards seen together, which the camera cannot
+// tell, and a card beside one stone is not held for a player who only may
+// owe one (holds). Taken so only when the move is wrong as things stand
+// and nothing is wrong with the card relocating s; w is then held, to be
+// given again named for s. It reports whether it took the card back.
+func (l *Loop) relocationInstead(w *waiting, move *tiles.Observation) bool {
+	t := l.playingTable()
+	if t == nil || w.held || move == nil || len(move.Fields) != 1 || w.card.Stone != 0 || w.v.Seq == 0 || w.v.Rule == tiles.T3b {
+		return false
+	}
+	s, f := move.Stone, move.Fields[0]
+	if s < 1 || s > tiles.Stones || s == w.v.Stone || t.Stones()[s-1].Owed == "" || !slices.Contains(l.owing[s-1].by, w.card.Player) {
+		return false
+	}
+	if _, x, err := t.CheckStone(s, f); err != nil || x == nil {
+		return false // the move is legal as it is
+	}
+	without, err := l.ref.Without(w.v.Seq)
+	if err != nil {
+		return false
+	}
+	card := w.card
+	card.Stone = s
+	if lay, ok := layOf(card); !ok {
+		return false
+	} else if j, err := without.CheckLay(lay); err != nil || !j.Relocates || j.Violation != nil || wrongIn(without, []tried{{card: card, seen: move}}) > 0 {
+		return false
+	}
+	seq := w.v.Seq
+	pieces := l.pieces
+	if p := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Equal(p.fields, w.card.Fields) }); p >= 0 {
+		l.pieces = slices.Delete(slices.Clone(l.pieces), p, p+1)
+	}
+	if _, err := l.send(tiles.Observation{Kind: tiles.ObsRetract, TimeMS: max(move.TimeMS, l.now), Retracts: seq,
+		Player: w.card.Player, Fields: w.card.Fields, By: "loop"}); err != nil {
+		l.pieces = pieces
+		return false
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: %s card at %v taken back (#%d) from stone %d, which had not moved: blocked stone %d, which %s may owe, was seen moving onto it (T3b, T3c)",
+		move.TimeMS, possessive(w.card.Player), w.card.Fields, seq, w.v.Stone, s, w.card.Player))
+	// named for s by the move (stonedBy), not left to the referee
+	w.held, w.graceOnly, w.suspect, w.v, w.from = true, false, false, tiles.Verdict{}, tiles.Field{}
+	return true
+}
