@@ -710,15 +710,18 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 	}
 }
 
-// relocatedOnto is the move of the stone relocated by w's card (T3b),
-// just given, seen stopping on one field of it: onto the other instead
-// when the next card at that stone (held with the move seen onto it, or
-// so in this batch) is wrong from the field seen and not from the other. Either
-// field takes a relocated stone, and the hand that sets it down may be
-// seen passing over the first (noted as unsure).
+// relocatedOnto is the move of w's stone, just given its card, seen
+// stopping on one field of that card: onto the other instead when the
+// next card at that stone (held with the move seen onto it, or so in this
+// batch) is wrong from the field seen and not from the other, and the
+// other takes the stone too. Either field takes a relocated stone (T3b);
+// a stone laid at goes onto the farther (T3a), and one seen on the
+// nearer is turned only when the next card is legal from the farther.
+// The hand that sets a stone down may be seen passing over the first
+// field; the turn is noted as unsure.
 func (l *Loop) relocatedOnto(w *waiting, stone *tiles.Observation) *tiles.Observation {
 	t := l.playingTable()
-	if t == nil || stone == nil || w.v.Rule != tiles.T3b || w.v.Status != tiles.StatusOK || w.v.Stone != stone.Stone ||
+	if t == nil || stone == nil || w.v.Status != tiles.StatusOK || w.v.Stone != stone.Stone ||
 		len(stone.Fields) != 1 || len(w.card.Fields) != 2 || !slices.Contains(w.card.Fields, stone.Fields[0]) {
 		return stone
 	}
@@ -726,23 +729,39 @@ func (l *Loop) relocatedOnto(w *waiting, stone *tiles.Observation) *tiles.Observ
 	if other == seen {
 		other = w.card.Fields[1]
 	}
+	relocation := w.v.Rule == tiles.T3b
+	if !relocation && other != fartherOf(w.card.Fields, w.from) {
+		return stone // on the farther field, as it goes
+	}
 	next := l.nextAt(w, stone.Stone)
 	if next == nil {
 		return stone
 	}
+	// the wrong cards after the stone stops on f, the stop itself
+	// untakable if wrong (a relocation) or counted as one (a card laid at)
 	from := func(f tiles.Field) int {
 		u := t.Clone()
-		if _, v, err := u.CheckStone(stone.Stone, f); err != nil || v != nil {
+		_, v, err := u.CheckStone(stone.Stone, f)
+		if err != nil || v != nil && relocation {
 			return untakable
 		}
-		u.ApplyStone(stone.Stone, f, w.card.Player, nil)
+		u.ApplyStone(stone.Stone, f, w.card.Player, v)
+		if v != nil {
+			return 1 + wrongIn(u, next)
+		}
 		return wrongIn(u, next)
 	}
-	if from(other) >= from(seen) {
+	// a card laid at: only a next card legal from the farther field and
+	// wrong from the nearer says the stop seen was not the stone's
+	if onOther, onSeen := from(other), from(seen); onOther >= onSeen || !relocation && (onOther > 0 || onSeen < 2) {
 		return stone
 	}
-	l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen stopping on %v of %s card at %v relocating it: taken onto %v, where the next card at it lies by it (T3b)",
-		stone.TimeMS, stone.Stone, seen, possessive(w.card.Player), w.card.Fields, other))
+	why := "the card at it relocating it (T3b)"
+	if !relocation {
+		why = "the card laid at it, the nearer field (T3a)"
+	}
+	l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen stopping on %v of %s %s at %v: taken onto %v, where the next card at it lies by it",
+		stone.TimeMS, stone.Stone, seen, possessive(w.card.Player), why, w.card.Fields, other))
 	turned := *stone
 	turned.Fields = []tiles.Field{other}
 	return &turned

@@ -2595,3 +2595,71 @@ func TestLoop_T3a_StopOnTheOtherFieldOfALeftCardIsNotAMoveBack(t *testing.T) {
 		t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, to2, st.Laid)
 	}
 }
+
+// TestLoop_T3a_StopSeenOnTheNearerFieldBeforeTheNextCardIsTheFarther:
+// P1's card is given at stone 1; the camera then reports, in one batch,
+// stone 1 stopping on the card's nearer field, P2's card at stone 1 and
+// the stone's move onto it. P2's card lies by the farther field and not
+// by the nearer: the stone went onto the farther (T3a), and the hand that
+// set it down was seen over the nearer. Nothing is called, and the turn
+// is noted as unsure (held-out 1649 r1: the stop and P2's card were
+// called T3a and T2d). Without a next card so placed, a stop on the
+// nearer field stays a wrong move.
+func TestLoop_T3a_StopSeenOnTheNearerFieldBeforeTheNextCardIsTheFarther(t *testing.T) {
+	for _, next := range []bool{true, false} {
+		l, ref, vs := twoPlayerRound(t)
+		a, far := legalLay(t, ref, "P1", 1)
+		near := a.Fields[0]
+		if near == far {
+			near = a.Fields[1]
+		}
+		atFar := ref.Table().Clone()
+		playOn(t, atFar, a, far)
+		atNear := ref.Table().Clone()
+		j, err := atNear.CheckLay(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		atNear.ApplyLay(a, j)
+		p, x, err := atNear.CheckStone(1, near)
+		if err != nil || x == nil {
+			t.Fatalf("stone 1 onto the nearer field %v: %v %v, want a wrong move", near, x, err)
+		}
+		atNear.ApplyStone(1, near, p, x)
+		lays, tos := legalOn(atFar, "P2", 1)
+		k := slices.IndexFunc(lays, func(b tiles.Lay) bool {
+			j, err := atNear.CheckLay(b)
+			return err == nil && (j.Violation != nil || j.Misplaced)
+		})
+		if k < 0 {
+			t.Fatal("no card for P2 by stone 1 on the farther field and not on the nearer")
+		}
+		b, toB := lays[k], tos[k]
+		l.tick(1000)
+		l.apply([]tiles.Observation{seenLay(1000, a)})
+		for tMS := int64(1100); tMS <= 3000; tMS += 100 {
+			l.tick(tMS)
+		}
+		batch := []tiles.Observation{seenStone(3000, 1, near)}
+		if next {
+			card := seenLay(3000, b)
+			card.Stone, card.SeenMS = 1, 2800
+			batch = append(batch, card, seenStone(3000, 1, toB))
+		}
+		l.apply(batch)
+		l.tick(3000 + StoneWaitMS + 100)
+		if !next {
+			if v := (*vs)[len(*vs)-1]; v.Obs.Kind != tiles.ObsStone || v.Verdict.Rule != tiles.T3a || v.Verdict.Status != tiles.StatusViolation {
+				t.Errorf("no next card: the stop on the nearer field judged %s %s %q, want called T3a", v.Obs.Kind, v.Verdict.Rule, v.Verdict.Reason)
+			}
+			continue
+		}
+		noneCalled(t, *vs)
+		if st := ref.State(); st.Stones[0].At != toB || st.Laid["P1"] != 1 || st.Laid["P2"] != 1 {
+			t.Errorf("stone 1 on %v (want %v), laid %v (want 1 each)", st.Stones[0].At, toB, st.Laid)
+		}
+		if !slices.ContainsFunc(l.Unsure(), func(s string) bool { return strings.Contains(s, "nearer field") }) {
+			t.Errorf("the turned stop not noted as unsure: %v", l.Unsure())
+		}
+	}
+}
