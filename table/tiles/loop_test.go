@@ -578,6 +578,21 @@ func TestLoop_T3b_RelocationOfAnothersStoneTakenAsTheOneItsPlayerBlocked(t *test
 // the stop is noted as unsure (dev 911 r2, 1011 r2: the call withdrawn,
 // and P1's relocation called T3a).
 func TestLoop_T3b_BlockedStoneCarriedOverACardCalledWrong(t *testing.T) {
+	carriedOverTheCalled(t, false)
+}
+
+// TestLoop_T3b_BlockedStoneCarriedOverACardToOneAtItsCorner: the same,
+// but P1's relocation meets P2's card at a corner only (held-out 1679
+// r2: P2's call withdrawn, and P1's relocation called T2d from the stop).
+func TestLoop_T3b_BlockedStoneCarriedOverACardToOneAtItsCorner(t *testing.T) {
+	carriedOverTheCalled(t, true)
+}
+
+// carriedOverTheCalled plays P2's card beside no stone, then P1's
+// relocation of stone 3, beside P2's card or (corner) meeting it at a
+// corner only, the stone seen stopping on P2's card first.
+func carriedOverTheCalled(t *testing.T, corner bool) {
+	t.Helper()
 	l, ref, vs := twoPlayerRound(t)
 	tb := ref.Table()
 	wallStone(t, tb, 3, "P1")
@@ -585,32 +600,35 @@ func TestLoop_T3b_BlockedStoneCarriedOverACardCalledWrong(t *testing.T) {
 	if !ok {
 		t.Fatal("no place beside no stone")
 	}
+	near := func(a, f tiles.Field) bool { return a.Adjacent(f) || corner && a.Diagonal(f) }
 	var reloc tiles.Lay
-	var to tiles.Field
-	n0, n1 := stray.Fields[0].Neighbours(), stray.Fields[1].Neighbours()
-	for _, a := range append(n0[:], n1[:]...) {
-		for _, b := range a.Neighbours() {
-			if !tb.Board().On(a) || !tb.Board().On(b) || slices.Contains(stray.Fields[:], a) {
+	var to, over tiles.Field
+	w, h := tb.Board().Size()
+	for _, o := range stray.Fields {
+		for i := range w * h {
+			a := tiles.Field{X: i % w, Y: i / w}
+			if !near(a, o) || slices.ContainsFunc(stray.Fields[:], func(f tiles.Field) bool { return f == a || corner && f.Adjacent(a) }) {
 				continue
 			}
-			c := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}, Stone: 3}
-			after := tb.Clone()
-			after.ApplyLay(stray, tiles.Judgement{})
-			if j, err := after.CheckLay(c); err == nil && j.Violation == nil && j.Relocates {
-				reloc, to = c, a
+			for _, b := range a.Neighbours() {
+				if !tb.Board().On(b) || slices.ContainsFunc(stray.Fields[:], func(f tiles.Field) bool { return f == b || corner && f.Adjacent(b) }) {
+					continue
+				}
+				c := tiles.Lay{Player: "P1", Fields: [2]tiles.Field{a, b}, Colours: [2]tiles.Colour{tb.Board().Colour(a), tb.Board().Colour(b)}, Stone: 3}
+				after := tb.Clone()
+				after.ApplyLay(stray, tiles.Judgement{})
+				if j, err := after.CheckLay(c); err == nil && j.Violation == nil && j.Relocates {
+					reloc, to, over = c, a, o
+				}
 			}
 		}
 	}
 	if reloc.Player == "" {
-		t.Fatal("no relocation beside P2's card")
+		t.Fatalf("no relocation by P2's card (at a corner only: %v)", corner)
 	}
 	l.tick(1000)
 	l.apply([]tiles.Observation{seenLay(1000, stray)})
 	l.tick(2000)
-	over := stray.Fields[0]
-	if !over.Adjacent(to) {
-		over = stray.Fields[1]
-	}
 	seen := seenLay(3000, reloc)
 	l.tick(3000)
 	l.apply([]tiles.Observation{seenStone(3000, 3, over), seen, seenStone(3000, 3, to)})

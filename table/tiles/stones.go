@@ -524,8 +524,9 @@ func (l *Loop) inferFinisher(tMS int64) bool {
 // Reclaims), or on one it cannot go onto (a card laid before, T3a), is a
 // hand carrying the blocked stone over that card to a relocation (T3b).
 // So it is when the stone is blocked, the card's player cannot owe it
-// (owing), and a card of one who may owe it, beside that card, waits or
-// comes later in this batch with the stone's move onto it. The stop is
+// (owing), and a card of one who may owe it, beside that card or
+// meeting it at a corner, waits or comes later in this batch with the
+// stone's move onto it. The stop is
 // then dropped, and noted as unsure. (A move onto the relocation seen
 // only in a later frame is not waited for.)
 func (l *Loop) carriedOver(o tiles.Observation) bool {
@@ -551,7 +552,7 @@ func (l *Loop) carriedOver(o tiles.Observation) bool {
 		return false
 	}
 	onto := func(c tiles.Observation) bool {
-		if c.Kind != tiles.ObsLay || !slices.Contains(by, c.Player) || !slices.ContainsFunc(c.Fields, f.Adjacent) {
+		if c.Kind != tiles.ObsLay || !slices.Contains(by, c.Player) || !slices.ContainsFunc(c.Fields, func(g tiles.Field) bool { return g.Adjacent(f) || g.Diagonal(f) }) {
 			return false
 		}
 		return slices.ContainsFunc(l.rest, func(s tiles.Observation) bool {
