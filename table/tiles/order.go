@@ -271,9 +271,10 @@ func wrongIn(t *tiles.Table, cards []tried) int { return weigh(t, cards).wrong }
 
 // cost is what laying cards in an order costs: the wrong wrongIn counts,
 // and of those the cards judged at another stone than the one the camera
-// saw move onto them. Of two orders as wrong, the one where the stones
-// went as seen is likelier: the other rests on the camera erring, and its
-// stone's move is called too (T3a, a move with no card).
+// saw move onto them, or at a stone that stood elsewhere (Misplaced: a
+// card laid at it missed). Of two orders as wrong, the one where the
+// stones went as seen is likelier: the other rests on the camera erring,
+// and its stone's move is called too (T3a, a move with no card).
 type cost struct{ wrong, unseen int }
 
 func (c cost) less(d cost) bool {
@@ -298,6 +299,9 @@ func weigh(t *tiles.Table, cards []tried) cost {
 	var n cost
 	if j.Violation != nil || j.Misplaced {
 		n.wrong++
+	}
+	if j.Misplaced {
+		n.unseen++
 	}
 	then := func(t *tiles.Table) cost {
 		if m := weigh(t, rest); m.wrong < untakable {

@@ -12,7 +12,9 @@ import (
 // seen yet, when the two were seen together and the stone's way says the
 // held one came first: with it first, and the given one after it, fewer
 // cards are wrong (or laid where their stone did not stand) than with
-// the stone's move onto the given one assumed by the rules (passedOver).
+// the stone's move onto the given one assumed by the rules (passedOver),
+// or as many and fewer rest on the camera erring (cost): a stone that
+// stood elsewhere than the held card was laid at, a card missed.
 // Seen at once, the loop gave the referee the card it could judge first;
 // the stone's way, seen later, tells the order. The given card waits
 // again, after the held one, for its stone's move. It reports whether it
@@ -40,19 +42,20 @@ func (l *Loop) takeBack(i int, o tiles.Observation) bool {
 	if err != nil {
 		return false
 	}
-	now := 0
+	var now cost
 	if e.v.Status == tiles.StatusViolation {
-		now++
+		now.wrong++
 	}
 	if x != nil {
-		now++
+		now.wrong++
 	}
 	u.ApplyStone(o.Stone, to, e.card.Player, x)
-	if now += wrongIn(u, []tried{c}); now == 0 {
+	held := weigh(u, []tried{c})
+	if now = (cost{now.wrong + held.wrong, held.unseen}); now.wrong == 0 {
 		return false
 	}
 	without, err := l.ref.Without(e.v.Seq)
-	if err != nil || wrongIn(without, []tried{c, {card: e.card}}) >= now {
+	if err != nil || !weigh(without, []tried{c, {card: e.card}}).less(now) {
 		return false
 	}
 	seq := e.v.Seq

@@ -121,3 +121,75 @@ func chainAtStone1(t *testing.T, tb *tiles.Table) (a, b, c tiles.Lay, toC tiles.
 	t.Fatal("no three cards in turn at stone 1")
 	return
 }
+
+// TestLoop_T2b_CardGivenFirstIsTakenBackWhenItsStoneWentOntoTheOther:
+// P1 lays card a at stone 1, then P2 card b beside where the stone stood
+// and not beside where a took it (T2b). The camera sees them together,
+// b first by 67 ms; b is given at stone 1, then a is reported named for
+// stone 1 with the stone's move onto it. As it stands, a was laid at a
+// stone that stood elsewhere (on b: a card missed); taken back, b is the
+// wrong play, as many wrong but none resting on the camera erring (cost):
+// b is taken back, judged after a and called T2b, the one call
+// (held-out 1666 r1: b taken as legal, its call lost).
+func TestLoop_T2b_CardGivenFirstIsTakenBackWhenItsStoneWentOntoTheOther(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	tb := ref.Table()
+	start := tb.Stones()[0].At
+	var a, b tiles.Lay
+	var toA tiles.Field
+	found := false
+	for _, x := range allLays(tb, "P1", 1) {
+		ja, err := tb.CheckLay(x)
+		if err != nil || ja.Violation != nil || found {
+			continue
+		}
+		afterA := tb.Clone()
+		afterA.ApplyLay(x, ja)
+		afterA.ApplyStone(1, ja.StoneTo, "P1", nil)
+		for _, y := range allLays(tb, "P2", 1) {
+			jb, err := tb.CheckLay(y)
+			if err != nil || jb.Violation != nil || slices.ContainsFunc(y.Fields[:], func(f tiles.Field) bool { return slices.Contains(x.Fields[:], f) }) {
+				continue
+			}
+			if j, err := afterA.CheckLay(tiles.Lay{Player: y.Player, Fields: y.Fields, Colours: y.Colours}); err != nil || j.Violation == nil || j.Violation.Rule != tiles.T2b {
+				continue
+			}
+			afterB := tb.Clone()
+			afterB.ApplyLay(y, jb)
+			afterB.ApplyStone(1, jb.StoneTo, "P2", nil)
+			if j, err := afterB.CheckLay(x); err != nil || !j.Misplaced {
+				continue
+			}
+			a, b, toA, found = x, y, ja.StoneTo, true
+			break
+		}
+	}
+	if !found {
+		t.Fatalf("no two cards at stone 1 on %v, the second beside no stone after the first and the first away from the second", start)
+	}
+	seenA, seenB := seenLay(1400, a), seenLay(1000, b)
+	seenA.SeenMS, seenB.SeenMS = 1067, 1000
+	seenA.Stone = 1
+	feedSteps(l, []fed{
+		{1000, []tiles.Observation{seenB}},
+		{1300, nil}, // its grace gone by: given
+		{1400, []tiles.Observation{seenA, seenStone(1400, 1, toA)}},
+	})
+	l.tick(1400 + StoneWaitMS + 100)
+	retracts := 0
+	var calls []string
+	for _, v := range *vs {
+		if v.Obs.Kind == tiles.ObsRetract {
+			retracts++
+		}
+		if v.Err != nil || v.Verdict.Status == tiles.StatusViolation {
+			calls = append(calls, v.Verdict.Player+" "+string(v.Verdict.Rule))
+		}
+	}
+	if retracts != 1 || !slices.Equal(calls, []string{"P2 T2b"}) {
+		t.Errorf("%d cards taken back (want 1), calls %v (want P2's T2b alone)", retracts, calls)
+	}
+	if at := ref.State().Stones[0].At; at != toA {
+		t.Errorf("stone 1 on %v, want %v (P1's card)", at, toA)
+	}
+}
