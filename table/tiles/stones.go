@@ -526,9 +526,9 @@ func (l *Loop) inferFinisher(tMS int64) bool {
 // So it is when the stone is blocked, the card's player cannot owe it
 // (owing), and a card of one who may owe it, beside that card or
 // meeting it at a corner, waits or comes later in this batch with the
-// stone's move onto it. The stop is
-// then dropped, and noted as unsure. (A move onto the relocation seen
-// only in a later frame is not waited for.)
+// stone's move onto it. The stop is then dropped, and noted as unsure.
+// (A move onto the relocation seen only in a later frame is not waited
+// for.)
 func (l *Loop) carriedOver(o tiles.Observation) bool {
 	t := l.ref.Table() // Reclaims checks the phase
 	if !stoneMove(t, o) {

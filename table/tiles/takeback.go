@@ -59,15 +59,7 @@ func (l *Loop) takeBack(i int, o tiles.Observation) bool {
 		return false
 	}
 	seq := e.v.Seq
-	// its piece goes first: the retract's verdict notes who may owe a
-	// stone from the pieces (noteOwed)
-	pieces := l.pieces
-	if p := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Equal(p.fields, e.card.Fields) }); p >= 0 {
-		l.pieces = slices.Delete(slices.Clone(l.pieces), p, p+1)
-	}
-	if _, err := l.send(tiles.Observation{Kind: tiles.ObsRetract, TimeMS: max(o.TimeMS, l.now), Retracts: seq,
-		Player: e.card.Player, Fields: e.card.Fields, By: "loop"}); err != nil {
-		l.pieces = pieces
+	if !l.retract(e, max(o.TimeMS, l.now)) {
 		return false
 	}
 	e.held, e.graceOnly, e.suspect, e.v, e.from, e.stone, e.grace = true, false, false, tiles.Verdict{}, tiles.Field{}, nil, l.now
@@ -204,18 +196,28 @@ func (l *Loop) relocationInstead(w *waiting, move *tiles.Observation) bool {
 		return false
 	}
 	seq := w.v.Seq
-	pieces := l.pieces
-	if p := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Equal(p.fields, w.card.Fields) }); p >= 0 {
-		l.pieces = slices.Delete(slices.Clone(l.pieces), p, p+1)
-	}
-	if _, err := l.send(tiles.Observation{Kind: tiles.ObsRetract, TimeMS: max(move.TimeMS, l.now), Retracts: seq,
-		Player: w.card.Player, Fields: w.card.Fields, By: "loop"}); err != nil {
-		l.pieces = pieces
+	if !l.retract(w, max(move.TimeMS, l.now)) {
 		return false
 	}
 	l.noteUnsure(fmt.Sprintf("%d ms: %s card at %v taken back (#%d) from stone %d, which had not moved: blocked stone %d, which %s may owe, was seen moving onto it (T3b, T3c)",
 		move.TimeMS, possessive(w.card.Player), w.card.Fields, seq, w.v.Stone, s, w.card.Player))
 	// named for s by the move (stonedBy), not left to the referee
 	w.held, w.graceOnly, w.suspect, w.v, w.from = true, false, false, tiles.Verdict{}, tiles.Field{}
+	return true
+}
+
+// retract takes back from the referee the card given for w, and reports
+// whether it could. Its piece goes first: the retract's verdict notes who
+// may owe a stone from the pieces (noteOwed).
+func (l *Loop) retract(w *waiting, tMS int64) bool {
+	pieces := l.pieces
+	if p := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Equal(p.fields, w.card.Fields) }); p >= 0 {
+		l.pieces = slices.Delete(slices.Clone(l.pieces), p, p+1)
+	}
+	if _, err := l.send(tiles.Observation{Kind: tiles.ObsRetract, TimeMS: tMS, Retracts: w.v.Seq,
+		Player: w.card.Player, Fields: w.card.Fields, By: "loop"}); err != nil {
+		l.pieces = pieces
+		return false
+	}
 	return true
 }
