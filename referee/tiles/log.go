@@ -59,7 +59,9 @@ const maxLogLine = 1 << 20
 // Replay rebuilds a referee from its log. A torn last line (no newline and
 // not decodable: the writer was cut off) is skipped with a warning. Any
 // other malformed line, or an entry the rules now reject, is a *LogError
-// (errors.Is ErrMalformedLog) with its line number. A verdict that differs
+// (errors.Is ErrMalformedLog) with its line number; but a retract the
+// rules now refuse (ErrNotRetractable: a verdict since came out
+// otherwise) is a warning, its card left as judged. A verdict that differs
 // from the one logged is a warning: the state follows today's rules.
 // Further options (WithLog, to go on appending) apply to the returned
 // referee; replayed entries are not written again.
@@ -88,6 +90,16 @@ func Replay(rd io.Reader, opts ...Option) (*Referee, []Warning, error) {
 			return nil, warns, &LogError{Line: n, Err: fmt.Errorf("seq %d follows %d", e.Seq, r.seq)}
 		}
 		v, aerr := r.Apply(e.Obs)
+		if errors.Is(aerr, ErrNotRetractable) {
+			// taken back when logged, not under today's rules (a verdict
+			// since differs): the card stays as judged, the rest goes on
+			r.keepRefused(e.Obs, fmt.Sprintf("#%d not taken back on replay: %v", e.Obs.Retracts, aerr))
+			warns = append(warns, Warning{Line: n, Reason: fmt.Sprintf("retract of #%d refused on replay, the card stays as judged: %v", e.Obs.Retracts, aerr)})
+			if torn {
+				break
+			}
+			continue
+		}
 		if aerr != nil {
 			return nil, warns, &LogError{Line: n, Err: fmt.Errorf("entry rejected on replay: %w", aerr)}
 		}

@@ -100,3 +100,13 @@ func (r *Referee) foldWithout(seq int) (*game, error) {
 	}
 	return g, nil
 }
+
+// keepRefused records o, which the rules refused, as an info verdict
+// under the next seq, so that the log's later entries keep their
+// numbers (Replay).
+func (r *Referee) keepRefused(o Observation, reason string) {
+	r.seq++
+	v := Verdict{Seq: r.seq, Status: StatusInfo, Reason: reason, Player: o.Player}
+	r.g.verdicts = append(r.g.verdicts, v)
+	r.since = append(r.since, accepted{obs: o, v: v})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -117,5 +118,58 @@ func TestTiles_T3a_RetractTakesBackACardToJudgeItAgain(t *testing.T) {
 	}
 	if b, _ := json.Marshal(got.State()); string(b) != state() {
 		t.Errorf("replayed state differs:\n%s\n%s", b, state())
+	}
+}
+
+// TestTiles_T3a_ReplayGetsPastARetractRefusedToday: a log holds a
+// retract that today's rules refuse (the card's stone moved onto it
+// since, so a verdict would change). Replay warns, naming the line,
+// leaves the card as judged and goes on: the entries after it keep
+// their numbers and the state is as without the retract.
+func TestTiles_T3a_ReplayGetsPastARetractRefusedToday(t *testing.T) {
+	obs, _ := script(t)
+	var log bytes.Buffer
+	r := New(WithLog(&log))
+	for _, o := range obs[:4] { // the match, the round, P1's card (#3), its stone's move (#4)
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retract := Observation{Kind: ObsRetract, Retracts: 3}
+	line, err := encodeEntry(Entry{Seq: 5, Obs: retract, Verdict: Verdict{Seq: 5, Status: StatusInfo, Reason: "taken back"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Write(line)
+	want := New()
+	for _, o := range obs[:4] {
+		if _, err := want.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want.keepRefused(retract, "")
+	v, err := want.Apply(obs[4]) // P2's card, #6
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err = encodeEntry(Entry{Seq: 6, Obs: obs[4], Verdict: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Write(line)
+
+	got, warns, err := Replay(bytes.NewReader(log.Bytes()))
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if len(warns) != 1 || warns[0].Line != 5 || !strings.Contains(warns[0].Reason, "refused") {
+		t.Errorf("warnings %v, want one for line 5, the refused retract", warns)
+	}
+	st := got.State()
+	if n := len(st.Verdicts); n < 2 || st.Verdicts[n-2].Seq != 5 || st.Verdicts[n-2].Status != StatusInfo || st.Verdicts[n-1] != v {
+		t.Errorf("verdicts %+v, want the retract's as info (#5), then P2's card as #6", st.Verdicts)
+	}
+	if st.Laid["P1"] != 1 || st.Stones[0].At != obs[3].Fields[0] {
+		t.Errorf("P1 laid %d, stone 1 on %v; want 1, on %v (the card left as judged)", st.Laid["P1"], st.Stones[0].At, obs[3].Fields[0])
 	}
 }
