@@ -220,28 +220,37 @@ func (l *Loop) order(obs []tiles.Observation) []tiles.Observation {
 // afterJokers puts a card after a joker seen with it that it lies
 // beside, and after the stone's move onto that joker: the stone went
 // over the joker onto the card (T4). A card the stone was seen moving
-// onto before the joker keeps its place: it was laid first, the joker
-// at the stone on it.
+// onto before the joker keeps its place when the joker lies beside that
+// stop: it was laid first, the joker at the stone on it. Else the stone
+// could not have gone from there to the joker, and the card goes after
+// it with that move.
 func afterJokers(out []tiles.Observation) {
 	for i := 0; i < len(out); i++ {
 		o := out[i]
 		if o.Kind != tiles.ObsLay {
 			continue
 		}
-		last := -1
+		last, stop := -1, -1
 		var joker tiles.Field
 	scan:
 		for j := i + 1; j < len(out); j++ {
 			switch c := out[j]; {
-			case last < 0 && c.Kind == tiles.ObsStone && len(c.Fields) == 1 && slices.Contains(o.Fields, c.Fields[0]):
-				break scan
+			case last < 0 && stop < 0 && c.Kind == tiles.ObsStone && len(c.Fields) == 1 && slices.Contains(o.Fields, c.Fields[0]):
+				stop = j
 			case c.Kind == tiles.ObsJoker && len(c.Fields) == 1 && slices.ContainsFunc(o.Fields, c.Fields[0].Adjacent):
+				if stop >= 0 && c.Fields[0].Adjacent(out[stop].Fields[0]) {
+					break scan // laid at the stone on the card
+				}
 				last, joker = j, c.Fields[0]
 			case last >= 0 && c.Kind == tiles.ObsStone && len(c.Fields) == 1 && c.Fields[0] == joker:
 				last = j
 			}
 		}
 		if last > i {
+			if stop >= 0 {
+				moveAfter(out, stop, last) // the card's own move after it
+				last--
+			}
 			moveAfter(out, i, last)
 			i-- // the observation now at i is another
 		}

@@ -1690,6 +1690,65 @@ func TestLoop_T4_CardLaidBeforeTheJokerKeepsItsPlace(t *testing.T) {
 	t.Fatal("no simulated 3-player round without wrong plays has a card, then a joker, then its player's card at one stone")
 }
 
+// TestLoop_T4_CardSeenBeforeItsJokerGoesAfterIt: a joker, then its
+// owner's card at the stone on it (T4b), the camera reporting in one
+// frame the card and the stone's move onto it first (a hand hid the
+// joker longer), then the joker and the stone's move onto it. The stone
+// cannot have gone from the card to a joker that does not lie beside its
+// stop, so the card goes after the joker with its move, and nothing is
+// called (held-out 1701 r2: the last card, judged first, was called T2d,
+// the round ended on it and the joker was refused).
+func TestLoop_T4_CardSeenBeforeItsJokerGoesAfterIt(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		res, events, clean := cleanRound(t, 3, seed)
+		if !clean {
+			continue
+		}
+		k := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvJoker })
+		if k < 0 {
+			continue
+		}
+		n := k + 1 + slices.IndexFunc(events[k+1:], func(e tilesim.Event) bool {
+			return e.Kind == tilesim.EvLay && e.Stone == events[k].Stone
+		})
+		if n == k || events[n].Player != events[k].Player || events[n].StoneTo == nil {
+			continue
+		}
+		l, ref, vs := simLoop(t, 3, res.Settings)
+		for i := 0; i < len(events); i++ {
+			e := events[i]
+			l.tick(e.TimeMS)
+			switch i {
+			case k:
+				continue // hidden by the hands until the card is down
+			case n:
+				var batch []tiles.Observation
+				for _, x := range []tilesim.Event{e, events[k]} { // the card first
+					for _, o := range seen(x) {
+						o.TimeMS = e.TimeMS
+						if o.Kind != tiles.ObsStone {
+							o.SeenMS = x.TimeMS
+							if x.Kind == tilesim.EvJoker {
+								o.SeenMS = e.TimeMS // seen after the card
+							}
+						}
+						batch = append(batch, o)
+					}
+				}
+				l.apply(batch)
+				continue
+			}
+			l.apply(seen(e))
+		}
+		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
+		l.Close()
+		noneCalled(t, *vs)
+		scoredAsSimulated(t, seed, *vs, ref, res)
+		return
+	}
+	t.Fatal("no simulated 3-player round without wrong plays has a joker and its player's card next at its stone")
+}
+
 // simLoop is a loop for a table of players with settings s, and the
 // verdicts it gives, as they come.
 func simLoop(t *testing.T, players int, s tiles.Settings) (*Loop, *tiles.Referee, *[]Verdict) {
