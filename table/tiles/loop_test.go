@@ -1594,7 +1594,24 @@ func TestLoop_T3b_CardsSeenTogetherKeepTheOrderReported(t *testing.T) {
 // card: the card is judged after both, nothing is called wrong, and the
 // round is scored as the simulator did.
 func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
-	for seed := uint64(1); seed <= 60; seed++ {
+	seed, ref, vs, res := jokerThenCard(t, 60, func(card, joker tilesim.Event) []tiles.Observation {
+		c, j := seen(card), seen(joker)
+		for i := range j {
+			j[i].TimeMS = card.TimeMS
+		}
+		return []tiles.Observation{c[0], j[0], j[1], c[1]}
+	})
+	scoredAsSimulated(t, seed, *vs, ref, res)
+}
+
+// jokerThenCard plays the first clean simulated 3-player round of seeds
+// 1..maxSeed with a joker and its player's card next at its stone, both
+// hidden by the hands until the card is down; frame is what the camera
+// then reports of the two. It returns the round's seed, its referee and
+// verdicts once the loop is closed, and the simulated result.
+func jokerThenCard(t *testing.T, maxSeed uint64, frame func(card, joker tilesim.Event) []tiles.Observation) (uint64, *tiles.Referee, *[]Verdict, tilesim.Result) {
+	t.Helper()
+	for seed := uint64(1); seed <= maxSeed; seed++ {
 		res, events, clean := cleanRound(t, 3, seed)
 		if !clean {
 			continue
@@ -1604,32 +1621,26 @@ func TestLoop_T4_CardReportedWithTheJokerItFollows(t *testing.T) {
 			continue
 		}
 		n := k + 1 + slices.IndexFunc(events[k+1:], func(e tilesim.Event) bool { return e.Kind == tilesim.EvLay && e.Stone == events[k].Stone })
-		if n == k || events[n].Player != events[k].Player {
+		if n == k || events[n].Player != events[k].Player || events[n].StoneTo == nil {
 			continue
 		}
 		l, ref, vs := simLoop(t, 3, res.Settings)
-		for i := 0; i < len(events); i++ {
-			e := events[i]
+		for i, e := range events {
 			l.tick(e.TimeMS)
 			switch i {
-			case k:
-				continue // hidden by the hand until the card is down
+			case k: // hidden by the hands until the card is down
 			case n:
-				card, joker := seen(e), seen(events[k])
-				for j := range joker {
-					joker[j].TimeMS = e.TimeMS
-				}
-				l.apply([]tiles.Observation{card[0], joker[0], joker[1], card[1]})
-				continue
+				l.apply(frame(e, events[k]))
+			default:
+				l.apply(seen(e))
 			}
-			l.apply(seen(e))
 		}
 		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
 		l.Close()
-		scoredAsSimulated(t, seed, *vs, ref, res)
-		return
+		return seed, ref, vs, res
 	}
 	t.Fatal("no simulated 3-player round without wrong plays has a joker and its player's card next at its stone")
+	return 0, nil, nil, tilesim.Result{}
 }
 
 // TestLoop_T4_CardLaidBeforeTheJokerKeepsItsPlace: the camera reports in
@@ -1699,54 +1710,24 @@ func TestLoop_T4_CardLaidBeforeTheJokerKeepsItsPlace(t *testing.T) {
 // called (held-out 1701 r2: the last card, judged first, was called T2d,
 // the round ended on it and the joker was refused).
 func TestLoop_T4_CardSeenBeforeItsJokerGoesAfterIt(t *testing.T) {
-	for seed := uint64(1); seed <= 200; seed++ {
-		res, events, clean := cleanRound(t, 3, seed)
-		if !clean {
-			continue
-		}
-		k := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvJoker })
-		if k < 0 {
-			continue
-		}
-		n := k + 1 + slices.IndexFunc(events[k+1:], func(e tilesim.Event) bool {
-			return e.Kind == tilesim.EvLay && e.Stone == events[k].Stone
-		})
-		if n == k || events[n].Player != events[k].Player || events[n].StoneTo == nil {
-			continue
-		}
-		l, ref, vs := simLoop(t, 3, res.Settings)
-		for i := 0; i < len(events); i++ {
-			e := events[i]
-			l.tick(e.TimeMS)
-			switch i {
-			case k:
-				continue // hidden by the hands until the card is down
-			case n:
-				var batch []tiles.Observation
-				for _, x := range []tilesim.Event{e, events[k]} { // the card first
-					for _, o := range seen(x) {
-						o.TimeMS = e.TimeMS
-						if o.Kind != tiles.ObsStone {
-							o.SeenMS = x.TimeMS
-							if x.Kind == tilesim.EvJoker {
-								o.SeenMS = e.TimeMS // seen after the card
-							}
-						}
-						batch = append(batch, o)
+	seed, ref, vs, res := jokerThenCard(t, 200, func(card, joker tilesim.Event) []tiles.Observation {
+		var batch []tiles.Observation
+		for _, x := range []tilesim.Event{card, joker} { // the card first
+			for _, o := range seen(x) {
+				o.TimeMS = card.TimeMS
+				if o.Kind != tiles.ObsStone {
+					o.SeenMS = x.TimeMS
+					if x.Kind == tilesim.EvJoker {
+						o.SeenMS = card.TimeMS // seen after the card
 					}
 				}
-				l.apply(batch)
-				continue
+				batch = append(batch, o)
 			}
-			l.apply(seen(e))
 		}
-		l.tick(events[len(events)-1].TimeMS + StoneWaitMS)
-		l.Close()
-		noneCalled(t, *vs)
-		scoredAsSimulated(t, seed, *vs, ref, res)
-		return
-	}
-	t.Fatal("no simulated 3-player round without wrong plays has a joker and its player's card next at its stone")
+		return batch
+	})
+	noneCalled(t, *vs)
+	scoredAsSimulated(t, seed, *vs, ref, res)
 }
 
 // simLoop is a loop for a table of players with settings s, and the
