@@ -1079,7 +1079,16 @@ func (l *Loop) stayed(w *waiting) bool {
 		}
 	}
 	t := l.ref.Table()
-	return t != nil && slices.Equal(stonesBeside(t.Stones(), w.card.Fields), []int{w.v.Stone})
+	if t == nil {
+		return false
+	}
+	// A stone on its start field may have gone onto the card and come
+	// back on a card laid over that field since, its half under the
+	// stone: the other half, seen alone beside it, tells.
+	if _, card := t.Piece(w.from); !card && l.watch.HalfTowards(w.from) {
+		return false
+	}
+	return slices.Equal(stonesBeside(t.Stones(), w.card.Fields), []int{w.v.Stone})
 }
 
 // assumeStone is the move a card's stone makes by the rules when the

@@ -3,6 +3,7 @@
 package tiles
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -18,12 +19,25 @@ import (
 // The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
 // quality 90), from the round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
 // the round's on) and the verdicts.
 func refereeRendered(t *testing.T, cfg tilesim.Config, round int, untilMS int64) ([]tilesim.Event, []Verdict) {
+	t.Helper()
+	return refereeFrames(t, cfg, round, untilMS, false)
+}
+
+// refereeVideo is refereeRendered through a Motion JPEG video, as
+// `ligretto tiles simulate --render` writes it: what `ligretto tiles
+// referee` sees of it, frame for frame.
+func refereeVideo(t *testing.T, cfg tilesim.Config, round int, untilMS int64) ([]tilesim.Event, []Verdict) {
+	t.Helper()
+	return refereeFrames(t, cfg, round, untilMS, true)
+}
+
+func refereeFrames(t *testing.T, cfg tilesim.Config, round int, untilMS int64, video bool) ([]tilesim.Event, []Verdict) {
 	t.Helper()
 	var events []tilesim.Event
 	if _, err := tilesim.Run(cfg, func(e tilesim.Event) error {
@@ -38,7 +52,9 @@ func refereeRendered(t *testing.T, cfg tilesim.Config, round int, untilMS int64)
 	}
 	sceneCfg := scene.DefaultConfig()
 	sceneCfg.Preamble = false
-	sceneCfg.JPEGQuality = 90
+	if !video {
+		sceneCfg.JPEGQuality = 90
+	}
 	sc, err := rtiles.New(sceneCfg, events[0].Players, cfg.Seed)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +65,7 @@ func refereeRendered(t *testing.T, cfg tilesim.Config, round int, untilMS int64)
 		}
 	}
 	var vs []Verdict
-	l, err := New(Config{Players: events[0].Players, Settings: tiles.Settings{Rounds: 1},
+	l, err := New(Config{Players: events[0].Players, Settings: tiles.Settings{Rounds: cfg.Rounds - round + 1},
 		OnVerdict: func(v Verdict) { vs = append(vs, v) }}, tiles.New())
 	if err != nil {
 		t.Fatal(err)
@@ -57,9 +73,19 @@ func refereeRendered(t *testing.T, cfg tilesim.Config, round int, untilMS int64)
 	defer l.Close()
 	mat := gocv.NewMat()
 	defer mat.Close()
-	for fr := events[r].TimeMS * 15 / 1000; fr*1000/15 <= untilMS; fr++ {
+	first := events[r].TimeMS * 15 / 1000
+	var frames *gocv.VideoCapture
+	if video {
+		frames = motionJPEG(t, sc, &mat, first, untilMS)
+		defer frames.Close()
+	}
+	for fr := first; fr*1000/15 <= untilMS; fr++ {
 		tm := fr * 1000 / 15
-		if _, err := sc.Render(tm, &mat); err != nil {
+		if video {
+			if !frames.Read(&mat) || mat.Empty() {
+				t.Fatalf("the video ends before %d ms", tm)
+			}
+		} else if _, err := sc.Render(tm, &mat); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Step(&mat, table.Shot{TimeMS: tm}); err != nil {
@@ -67,6 +93,34 @@ func refereeRendered(t *testing.T, cfg tilesim.Config, round int, untilMS int64)
 		}
 	}
 	return events[r:], vs
+}
+
+// motionJPEG writes sc's frames from first (at 15 a second) until
+// untilMS into a Motion JPEG video, and opens it.
+func motionJPEG(t *testing.T, sc *rtiles.Scene, mat *gocv.Mat, first, untilMS int64) *gocv.VideoCapture {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "video.mkv")
+	cfg := scene.DefaultConfig()
+	vw, err := gocv.VideoWriterFile(path, "MJPG", 15, cfg.Width, cfg.Height, true)
+	if err != nil || !vw.IsOpened() {
+		t.Fatalf("writing %s: %v", path, err)
+	}
+	for fr := first; fr*1000/15 <= untilMS; fr++ {
+		if _, err := sc.Render(fr*1000/15, mat); err != nil {
+			t.Fatal(err)
+		}
+		if err := vw.Write(*mat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	frames, err := gocv.VideoCaptureFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frames
 }
 
 // callsMade checks that every call in vs is a wrong play the simulation
@@ -214,5 +268,34 @@ func TestLoop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits(t *testing.T) {
 		}) {
 			t.Errorf("%s's relocation on %v not judged legal (T3b)", c.player, c.card)
 		}
+	}
+}
+
+// TestLoop_T3a_StoneBackOnItsStartFieldIsNotCalledStayed: 1728's second
+// round, through a Motion JPEG video (frames only JPEG'd once show both
+// cards at once). P1 lays a card at a stone still on its
+// start field, and 0.6 s later P2 lays one over that field, taking the
+// stone back onto it. Hands hide both cards; once they go, the stone
+// stands where it started, on P2's card, whose other half alone shows
+// beside it. The stone did move onto P1's card (T3a): it is not called
+// for staying, and every call standing is a wrong play the simulation
+// made.
+func TestLoop_T3a_StoneBackOnItsStartFieldIsNotCalledStayed(t *testing.T) {
+	card := []tiles.Field{{X: 6, Y: 1}, {X: 6, Y: 0}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1728, Rounds: 2, ErrorRate: 0.03}, 2, 84000)
+	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
+		return e.Kind == tilesim.EvLay && e.Player == "P1" && slices.Equal(e.Fields, card) && e.Violation == nil
+	}) {
+		t.Fatalf("seed 1728 has no legal card by P1 on %v in round 2", card)
+	}
+	judged := slices.ContainsFunc(vs, func(v Verdict) bool {
+		return v.Err == nil && v.Obs.Kind == tiles.ObsLay && v.Obs.Player == "P1" && slices.Contains(v.Obs.Fields, card[0]) && slices.Contains(v.Obs.Fields, card[1])
+	})
+	if !judged {
+		t.Fatalf("P1's card on %v not judged", card)
+	}
+	calls := callsMade(t, events, standing(vs))
+	if called(calls, "P1", tiles.T3a, card) {
+		t.Errorf("the stone P1's card on %v was laid at, back on its start field under P2's card, called for staying (T3a)", card)
 	}
 }

@@ -167,6 +167,27 @@ func (w *Watcher) SeenFree(f tiles.Field) int64 {
 	return w.fields[f.Y][f.X].freeAt
 }
 
+// HalfTowards reports whether a card half seen without its other half
+// lies beside f, open towards it: a card whose other half a stone
+// standing on f may hide.
+func (w *Watcher) HalfTowards(f tiles.Field) bool {
+	if w.board == nil || !w.on(f) {
+		return false
+	}
+	for k := range int8(4) {
+		p := step(f, k)
+		if !w.on(p) || w.believed(p).open != sideTo(p, f) {
+			continue
+		}
+		_, waiting := w.halves[p]
+		_, orphan := w.orphans[p]
+		if waiting || orphan {
+			return true
+		}
+	}
+	return false
+}
+
 // Close frees the watcher's images.
 func (w *Watcher) Close() {
 	if w.top != nil {
