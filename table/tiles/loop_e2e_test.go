@@ -19,7 +19,7 @@ import (
 // The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
 // quality 90), from the round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
@@ -297,5 +297,29 @@ func TestLoop_T3a_StoneBackOnItsStartFieldIsNotCalledStayed(t *testing.T) {
 	calls := callsMade(t, events, standing(vs))
 	if called(calls, "P1", tiles.T3a, card) {
 		t.Errorf("the stone P1's card on %v was laid at, back on its start field under P2's card, called for staying (T3a)", card)
+	}
+}
+
+// TestLoop_T3a_StonesSwappedWhileTheirDebtorRelocatesOne: 1686's first
+// round, through a Motion JPEG video. P1 lays a card at stone 2 and
+// sets the stone on its nearer field (T3a, on purpose); 0.8 s later P2
+// relocates stone 4, which P2 blocked (T3b), and two cards take it on.
+// Hands hide them all for 5 s, and the watcher swaps the two stones: it
+// sees P1 relocate stone 4, which P1 does not owe, and stone 2 go onto
+// P2's card, laid at no stone. P2's relocation, seen with it, says which
+// stone P1's card was laid at: P1's stop is called, and nothing else.
+func TestLoop_T3a_StonesSwappedWhileTheirDebtorRelocatesOne(t *testing.T) {
+	card := []tiles.Field{{X: 4, Y: 2}, {X: 4, Y: 1}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1686, Rounds: 2, ErrorRate: 0.03}, 1, 35000)
+	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
+		return e.Kind == tilesim.EvLay && e.Player == "P1" && slices.Equal(e.Fields, card) && e.Violation != nil && e.Violation.Rule == tiles.T3a
+	}) {
+		t.Fatalf("seed 1686 has no wrong stop (T3a) by P1 on %v in round 1", card)
+	}
+	calls := callsMade(t, events, standing(vs))
+	if !slices.ContainsFunc(calls, func(v Verdict) bool {
+		return v.Verdict.Player == "P1" && v.Verdict.Rule == tiles.T3a && slices.Equal(v.Obs.Fields, card[:1])
+	}) {
+		t.Errorf("P1's stop on %v, the nearer field of the card on %v, not called T3a", card[0], card)
 	}
 }

@@ -80,7 +80,9 @@ func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
 // one its player blocked, then one another player blocked (T3c); of two
 // alike, the watcher's name stands. A relocation of a blocked stone its
 // player cannot owe (T3b) is tried only at one they blocked: two
-// relocations at once, swapped. A swap the loop carried (names) that
+// relocations at once, swapped; or a card with a wrong stop at one stone
+// seen relocating another, whose debtor relocates it at once
+// (swappedWithDebtor). A swap the loop carried (names) that
 // alone makes the card wrong gives way to the watcher's own name. Either
 // way is a guess, so a rename is noted as unsure.
 func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (tiles.Observation, *tiles.Observation) {
@@ -117,7 +119,61 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 				card.TimeMS, card.Player, card.Fields, to, card.Stone, t.Stones()[card.Stone-1].At, ss[0]))
 		}
 	}
+	if k, by := l.swappedWithDebtor(card, to, j, check); k > 0 {
+		return l.renamed(card, move, k, fmt.Sprintf("%d ms: %s's card at %v seen relocating stone %d, which %s blocked and relocated at once with the card at %v seen under stone %d: taken as stone %d's, which the card lies by, its move onto the nearer field (T3a; stones swapped)",
+			card.TimeMS, card.Player, card.Fields, card.Stone, by.Player, by.Fields, k, k))
+	}
 	return card, move
+}
+
+// swappedWithDebtor finds the stone k card was laid at when the watcher
+// swapped it with the blocked stone the card is seen relocating (j),
+// which its player does not owe: the player who blocked that stone has
+// a card held that relocates it, seen under stone k with this card, and
+// card lies by stone k, moved onto its nearer field (T3a), while stone
+// k, as named, cannot take the debtor's card (takes). The debtor's
+// relocation, as it must be, and one wrong stop are likelier than the
+// debtor's stone relocated by another player and stone k gone onto a
+// card not laid at it. by is the debtor's card, waiting or reported
+// with card after it.
+func (l *Loop) swappedWithDebtor(card tiles.Observation, to tiles.Field, j tiles.Judgement, check func(int) (tiles.Judgement, error)) (int, tiles.Observation) {
+	t := l.playingTable()
+	if !j.Relocates || j.Stone != card.Stone || card.Player == "" || !slices.Contains(card.Fields, to) {
+		return 0, tiles.Observation{}
+	}
+	owed := t.Stones()[card.Stone-1].Owed
+	if owed == "" || owed == card.Player {
+		return 0, tiles.Observation{}
+	}
+	k := otherStone(card.Stone, func(s int) bool {
+		jk, err := check(s)
+		return err == nil && jk.Violation == nil && jk.Stone == s && !jk.Relocates && !jk.Misplaced && jk.StoneTo != to && !t.Awaited(s)
+	})
+	if k == 0 {
+		return 0, tiles.Observation{}
+	}
+	debtors := func(c tiles.Observation, move *tiles.Observation) bool {
+		return c.Player == owed && move != nil && move.Stone == k && len(move.Fields) == 1 && slices.Contains(c.Fields, move.Fields[0]) &&
+			!slices.Equal(c.Fields, card.Fields) && max(seenAt(c)-seenAt(card), seenAt(card)-seenAt(c)) <= wayMS &&
+			relocates(t, c, card.Stone) && !takes(t, c, k, move.Fields[0])
+	}
+	for _, w := range l.waiting {
+		if w.held && debtors(w.card, w.stone) {
+			return k, w.card
+		}
+	}
+	// or reported with it, after it
+	for i, c := range l.rest {
+		if c.Kind != tiles.ObsLay {
+			continue
+		}
+		for _, m := range l.rest[i+1:] {
+			if m := l.named(m); m.Kind == tiles.ObsStone && debtors(c, &m) {
+				return k, c
+			}
+		}
+	}
+	return 0, tiles.Observation{}
 }
 
 // otherStones lists the stones other than card's, not awaiting a card
@@ -184,6 +240,18 @@ func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error
 	}) || slices.ContainsFunc(l.waiting, func(w *waiting) bool {
 		return w.held && w.card.Player == owed && together(seenAt(w.card)) && relocates(t, w.card, card.Stone)
 	}))
+}
+
+// takes reports whether card, laid at stone, is legal there with the
+// stone's move onto to, its farther field (T3a).
+func takes(t *tiles.Table, card tiles.Observation, stone int, to tiles.Field) bool {
+	lay, ok := layOf(card)
+	if !ok {
+		return false
+	}
+	lay.Stone = stone
+	j, err := t.CheckLay(lay)
+	return err == nil && j.Violation == nil && !j.Misplaced && j.Stone == stone && j.StoneTo == to
 }
 
 // relocates reports whether card, laid at stone, relocates it legally
