@@ -245,25 +245,27 @@ func (l *Loop) mayBeSwapped(card tiles.Observation, j tiles.Judgement, err error
 // takes reports whether card, laid at stone, is legal there with the
 // stone's move onto to, its farther field (T3a).
 func takes(t *tiles.Table, card tiles.Observation, stone int, to tiles.Field) bool {
-	lay, ok := layOf(card)
-	if !ok {
-		return false
-	}
-	lay.Stone = stone
-	j, err := t.CheckLay(lay)
-	return err == nil && j.Violation == nil && !j.Misplaced && j.Stone == stone && j.StoneTo == to
+	j, ok := judgedAt(t, card, stone)
+	return ok && j.Violation == nil && !j.Misplaced && j.Stone == stone && j.StoneTo == to
 }
 
 // relocates reports whether card, laid at stone, relocates it legally
 // (T3b).
 func relocates(t *tiles.Table, card tiles.Observation, stone int) bool {
+	j, ok := judgedAt(t, card, stone)
+	return ok && j.Violation == nil && j.Relocates && j.Stone == stone
+}
+
+// judgedAt is how the referee would judge card laid at stone; false if
+// it cannot take it.
+func judgedAt(t *tiles.Table, card tiles.Observation, stone int) (tiles.Judgement, bool) {
 	lay, ok := layOf(card)
 	if !ok {
-		return false
+		return tiles.Judgement{}, false
 	}
 	lay.Stone = stone
 	j, err := t.CheckLay(lay)
-	return err == nil && j.Violation == nil && j.Relocates && j.Stone == stone
+	return j, err == nil
 }
 
 // identifyJoker names the stone joker o was laid at by where it lies, as
