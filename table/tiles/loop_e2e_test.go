@@ -145,6 +145,19 @@ func callsMade(t *testing.T, events []tilesim.Event, vs []Verdict) []Verdict {
 	return calls
 }
 
+// mustLay stops the test unless the simulation's round (events) has
+// player's card on fields, wrong for rule ("": legal): the seed's play
+// the test is about.
+func mustLay(t *testing.T, events []tilesim.Event, player string, fields []tiles.Field, rule tiles.Rule) {
+	t.Helper()
+	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
+		return e.Kind == tilesim.EvLay && e.Player == player && slices.Equal(e.Fields, fields) &&
+			(rule == "" && e.Violation == nil || e.Violation != nil && e.Violation.Rule == rule)
+	}) {
+		t.Fatalf("the round has no card by %s on %v wrong for %q (\"\": legal)", player, fields, rule)
+	}
+}
+
 // called reports whether player's card on fields was called for rule.
 func called(calls []Verdict, player string, rule tiles.Rule, fields []tiles.Field) bool {
 	return slices.ContainsFunc(calls, func(v Verdict) bool {
@@ -162,11 +175,7 @@ func called(calls []Verdict, player string, rule tiles.Rule, fields []tiles.Fiel
 func TestLoop_T2b_CardBeforeItsStoneCameCalledWhenTheStoneStays(t *testing.T) {
 	card := []tiles.Field{{X: 9, Y: 8}, {X: 8, Y: 8}}
 	events, vs := refereeRendered(t, tilesim.Config{Players: 4, Seed: 965, Rounds: 2, ErrorRate: 0.03}, 2, 81346)
-	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
-		return e.Kind == tilesim.EvLay && e.Player == "P2" && slices.Equal(e.Fields, card) && e.Violation != nil && e.Violation.Rule == tiles.T2b
-	}) {
-		t.Fatalf("seed 965 has no card beside no stone (T2b) by P2 on %v in round 2", card)
-	}
+	mustLay(t, events, "P2", card, tiles.T2b)
 	if !called(callsMade(t, events, vs), "P2", tiles.T2b, card) {
 		t.Errorf("P2's card on %v, laid before a stone came beside it, not called T2b", card)
 	}
@@ -283,11 +292,7 @@ func TestLoop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits(t *testing.T) {
 func TestLoop_T3a_StoneBackOnItsStartFieldIsNotCalledStayed(t *testing.T) {
 	card := []tiles.Field{{X: 6, Y: 1}, {X: 6, Y: 0}}
 	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1728, Rounds: 2, ErrorRate: 0.03}, 2, 84000)
-	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
-		return e.Kind == tilesim.EvLay && e.Player == "P1" && slices.Equal(e.Fields, card) && e.Violation == nil
-	}) {
-		t.Fatalf("seed 1728 has no legal card by P1 on %v in round 2", card)
-	}
+	mustLay(t, events, "P1", card, "")
 	judged := slices.ContainsFunc(vs, func(v Verdict) bool {
 		return v.Err == nil && v.Obs.Kind == tiles.ObsLay && v.Obs.Player == "P1" && slices.Contains(v.Obs.Fields, card[0]) && slices.Contains(v.Obs.Fields, card[1])
 	})
@@ -311,11 +316,7 @@ func TestLoop_T3a_StoneBackOnItsStartFieldIsNotCalledStayed(t *testing.T) {
 func TestLoop_T3a_StonesSwappedWhileTheirDebtorRelocatesOne(t *testing.T) {
 	card := []tiles.Field{{X: 4, Y: 2}, {X: 4, Y: 1}}
 	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1686, Rounds: 2, ErrorRate: 0.03}, 1, 35000)
-	if !slices.ContainsFunc(events, func(e tilesim.Event) bool {
-		return e.Kind == tilesim.EvLay && e.Player == "P1" && slices.Equal(e.Fields, card) && e.Violation != nil && e.Violation.Rule == tiles.T3a
-	}) {
-		t.Fatalf("seed 1686 has no wrong stop (T3a) by P1 on %v in round 1", card)
-	}
+	mustLay(t, events, "P1", card, tiles.T3a)
 	calls := callsMade(t, events, standing(vs))
 	if !slices.ContainsFunc(calls, func(v Verdict) bool {
 		return v.Verdict.Player == "P1" && v.Verdict.Rule == tiles.T3a && slices.Equal(v.Obs.Fields, card[:1])
