@@ -170,6 +170,15 @@ func (r TilesReferee) ReclaimsOnward(stone int, f tiles.Field, tMS int64) bool {
 	return r.g.ref.ReclaimsOnward(stone, f, tMS)
 }
 
+// ReclaimsAfter asks the referee whether a stone's move would take a
+// card called wrong once a card laid at it, not judged yet, had blocked
+// it.
+func (r TilesReferee) ReclaimsAfter(l tiles.Lay, f tiles.Field, tMS int64) bool {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	return r.g.ref.ReclaimsAfter(l, f, tMS)
+}
+
 // Changed implements Controller.
 func (g *TilesGame) Changed() <-chan struct{} { return g.changed }
 

@@ -169,6 +169,26 @@ func (r *Referee) ReclaimsOnward(stone int, f Field, tMS int64) bool {
 	return g.strayOn(t, stone, f, tMS) != nil
 }
 
+// ReclaimsAfter reports whether, had card l been laid legally at its
+// stone (l.Stone, 1..4) and that stone moved onto its farther field
+// (T3a), the stone moving onto f at tMS would take a card called as laid
+// beside no stone or at a corner (T2b, T2d) as laid at it (Reclaims): l
+// blocked the stone, and the card called was its relocation (T3b).
+func (r *Referee) ReclaimsAfter(l Lay, f Field, tMS int64) bool {
+	g := r.g
+	if g.phase != PhasePlaying || l.Stone < 1 || l.Stone > Stones || g.table.Awaited(l.Stone) {
+		return false
+	}
+	t := g.table.Clone()
+	j, err := t.CheckLay(l)
+	if err != nil || j.Violation != nil || j.Misplaced || j.Relocates || j.Stone != l.Stone {
+		return false
+	}
+	t.ApplyLay(l, j)
+	t.ApplyStone(l.Stone, j.StoneTo, l.Player, nil)
+	return g.strayOn(t, l.Stone, f, tMS) != nil
+}
+
 // settleStray forgets the card called T2d on f once its corner stone has
 // moved onto it: that stone took it, no other can.
 func (g *game) settleStray(stone int, f Field) {

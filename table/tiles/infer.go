@@ -146,6 +146,7 @@ func (l *Loop) apply(obs []tiles.Observation) {
 // orphan, which waits for it). It reports whether it dealt with it;
 // else it returns the move to send, its stone named by where it went.
 func (l *Loop) takeStone(o tiles.Observation) (tiles.Observation, bool) {
+	l.blockedByHeld(o)
 	if l.carriedOver(o) || l.stoneSeen(o) {
 		return o, true
 	}
@@ -441,6 +442,36 @@ func (l *Loop) wentOverItsCard(o tiles.Observation) {
 			l.releaseDue = true
 			return
 		}
+	}
+}
+
+// blockedByHeld settles, with the move the rules make, a held card that
+// lies by stone o when o moves onto a card called wrong (T2b, T2d) that
+// the stone takes as its relocation once that card blocked it
+// (ReclaimsAfter): the held card, reported after the one called, was
+// laid first, and its player relocated the stone they blocked (T3b).
+func (l *Loop) blockedByHeld(o tiles.Observation) {
+	if len(o.Fields) != 1 || o.Stone < 1 || o.Stone > tiles.Stones || l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
+		return
+	}
+	for _, w := range l.waiting {
+		lay, ok := layOf(w.card)
+		if !w.held || w.stone != nil || !ok {
+			continue
+		}
+		lay.Stone = o.Stone
+		if !l.ref.ReclaimsAfter(lay, o.Fields[0], o.TimeMS) {
+			continue
+		}
+		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
+		card := w.card
+		card.Stone = o.Stone
+		w.card = card
+		l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen moving onto %v, where a card was called wrong: %s's card at %v, reported since, was laid at it first and blocked it, and the card called relocated it (T3b)",
+			o.TimeMS, o.Stone, o.Fields[0], possessive(w.card.Player), w.card.Fields))
+		l.settle(w, nil)
+		l.releaseDue = true
+		return
 	}
 }
 

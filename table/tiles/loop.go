@@ -36,6 +36,9 @@ type Referee interface {
 	// ReclaimsOnward is Reclaims for a stone awaiting its move onto its
 	// own card, once that move is made.
 	ReclaimsOnward(stone int, f tiles.Field, tMS int64) bool
+	// ReclaimsAfter is Reclaims once a card laid at the stone, not judged
+	// yet, has blocked it.
+	ReclaimsAfter(l tiles.Lay, f tiles.Field, tMS int64) bool
 	// Without is the table had the card judged at seq not been laid, to
 	// weigh taking it back (tiles.ObsRetract) without doing so.
 	Without(seq int) (*tiles.Table, error)

@@ -19,7 +19,7 @@ import (
 // The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
 // quality 90), from the round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
@@ -322,5 +322,24 @@ func TestLoop_T3a_StonesSwappedWhileTheirDebtorRelocatesOne(t *testing.T) {
 		return v.Verdict.Player == "P1" && v.Verdict.Rule == tiles.T3a && slices.Equal(v.Obs.Fields, card[:1])
 	}) {
 		t.Errorf("P1's stop on %v, the nearer field of the card on %v, not called T3a", card[0], card)
+	}
+}
+
+// TestLoop_T3b_CardCalledAtACornerRelocatedTheStoneAHeldCardBlocked:
+// 1700's second round, through a Motion JPEG video. P2 lays a card at
+// stone 1, which blocks it, and 2 s later relocates it onto a card far
+// off (T3b). A hand hides the first card: the second is seen first and
+// called T2d (it meets another stone at a corner), and the first comes
+// 2.7 s later, held. When stone 1 is seen on the card called, the held
+// card goes first, at stone 1, and the call is withdrawn: every call
+// standing is a wrong play the simulation made.
+func TestLoop_T3b_CardCalledAtACornerRelocatedTheStoneAHeldCardBlocked(t *testing.T) {
+	first, relocation := []tiles.Field{{X: 3, Y: 4}, {X: 4, Y: 4}}, []tiles.Field{{X: 11, Y: 3}, {X: 11, Y: 4}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 2, Seed: 1700, Rounds: 2, ErrorRate: 0.03}, 2, 110000)
+	mustLay(t, events, "P2", first, "")
+	mustLay(t, events, "P2", relocation, "")
+	calls := callsMade(t, events, standing(vs))
+	if called(calls, "P2", tiles.T2d, relocation) {
+		t.Errorf("P2's relocation on %v called T2d", relocation)
 	}
 }
