@@ -141,10 +141,12 @@ func (l *Loop) apply(obs []tiles.Observation) {
 }
 
 // takeStone deals with stone o's move before the referee hears of it:
-// a stop the hand made carrying it (carriedOver), the move onto a waiting
-// card (stoneSeen), a move onto a field with no card known yet (an
-// orphan, which waits for it). It reports whether it dealt with it;
-// else it returns the move to send, its stone named by where it went.
+// first a held card that blocked the stone it moves to relocate
+// (blockedByHeld); then a stop the hand made carrying it (carriedOver),
+// the move onto a waiting card (stoneSeen), a move onto a field with no
+// card known yet (an orphan, which waits for it). It reports whether it
+// dealt with it; else it returns the move to send, its stone named by
+// where it went.
 func (l *Loop) takeStone(o tiles.Observation) (tiles.Observation, bool) {
 	l.blockedByHeld(o)
 	if l.carriedOver(o) || l.stoneSeen(o) {
@@ -464,9 +466,7 @@ func (l *Loop) blockedByHeld(o tiles.Observation) {
 			continue
 		}
 		l.waiting = slices.DeleteFunc(l.waiting, func(x *waiting) bool { return x == w })
-		card := w.card
-		card.Stone = o.Stone
-		w.card = card
+		w.card.Stone = o.Stone
 		l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen moving onto %v, where a card was called wrong: %s's card at %v, reported since, was laid at it first and blocked it, and the card called relocated it (T3b)",
 			o.TimeMS, o.Stone, o.Fields[0], possessive(w.card.Player), w.card.Fields))
 		l.settle(w, nil)
