@@ -17,7 +17,8 @@ import (
 )
 
 // The loop on rendered rounds, as a camera sees them (15 frames/s, JPEG
-// quality 90), from the round's start:
+// quality 90, or through a Motion JPEG video: refereeVideo), from the
+// round's start:
 //
 //	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated' -v ./table/tiles
 
