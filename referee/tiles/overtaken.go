@@ -140,12 +140,13 @@ func overtakenVerdict(l Lay, stone int, next Lay) Verdict {
 }
 
 // layOvertaken lays l, gone over by stone s (1..4) unseen: nothing awaits
-// it, and the stone's way is not kept (l has no place in it). A stone
-// seen moving onto it after all takes it as a card seen late does.
+// it, and the stone's way is not kept (l has no place in it). Another
+// stone seen moving onto it after all takes it, laid at that stone
+// (decideOvertakenReclaim).
 func (g *game) layOvertaken(l Lay, s int, tMS int64) {
 	g.table.ApplyLay(l, Judgement{})
 	g.ways[s-1] = nil
-	st := &stray{verdict: len(g.verdicts), lay: l, timeMS: tMS, late: true}
+	st := &stray{verdict: len(g.verdicts), lay: l, timeMS: tMS, late: true, over: s}
 	g.strays[l.Fields[0]], g.strays[l.Fields[1]] = st, st
 }
 

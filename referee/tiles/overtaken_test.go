@@ -1,6 +1,9 @@
 package tiles
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // overtakenCards finds, on the 2-player board of round r, P1's card x
 // and P2's cards c and, if then, d at stone 1: c, then d, legal; x legal
@@ -276,4 +279,94 @@ func roundBegun(t *testing.T) *Referee {
 		}
 	}
 	return r
+}
+
+// TestTiles_T2d_CardGoneOverUnseenWasTakenByTheStoneAtItsCorner: P1's
+// card, seen with P2's at stone 1, is taken as laid before it (the stone
+// went over it unseen), though it meets another stone's field at a
+// corner alone. Then the camera sees that other stone move onto it: the
+// card was laid at that stone, and joined it at a corner (T2d), called
+// now; the stone stands on it. Stone 1 moving onto it instead takes it,
+// laid at stone 1, with no call (held-out 1768 r2).
+func TestTiles_T2d_CardGoneOverUnseenWasTakenByTheStoneAtItsCorner(t *testing.T) {
+	for _, by := range []string{"the stone at its corner", "stone 1"} {
+		r, x, c, k := cornerOvertaken(t)
+		laid(t, r, "P2's", c, 1500, 1000)
+		if v, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 2800, SeenMS: 1300, Player: x.Player, Fields: x.Fields[:], Colours: x.Colours[:]}); err != nil || v.Status != StatusOK {
+			t.Fatalf("%s: P1's card: %+v %v, want ok (gone over unseen)", by, v, err)
+		}
+		stone, wantRule, wantStatus, wantFaults := k, T2d, StatusViolation, 1
+		if by == "stone 1" {
+			stone, wantRule, wantStatus, wantFaults = 1, T3a, StatusOK, 0
+		}
+		v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 3000, Stone: stone, Fields: []Field{x.Fields[1]}})
+		if err != nil || v.Status != wantStatus || v.Rule != wantRule || v.Player != "P1" {
+			t.Fatalf("%s: stone %d onto P1's card: %+v %v, want %s %s for P1", by, stone, v, err, wantStatus, wantRule)
+		}
+		st := r.State()
+		if len(st.Faults["P1"]) != wantFaults {
+			t.Errorf("%s: P1's faults %v, want %d", by, st.Faults["P1"], wantFaults)
+		}
+		if st.Stones[stone-1].At != x.Fields[1] || st.Laid["P1"] != 1 {
+			t.Errorf("%s: stone %d on %v, P1 laid %d; want on %v, 1", by, stone, st.Stones[stone-1].At, st.Laid["P1"], x.Fields[1])
+		}
+	}
+}
+
+// cornerOvertaken begins script's round with stone 2 moved near stone 1,
+// where P1's card x and P2's card c at stone 1 are found: c legal, x
+// legal before it (fitsFirst) and, after it, meeting stone k's field (k
+// not 1) at a corner alone (T2d) with its first field, its second off
+// every stone.
+func cornerOvertaken(t *testing.T) (r *Referee, x, c Lay, k int) {
+	t.Helper()
+	obs, b := script(t)
+	s1 := obs[1].Stones[0]
+	for dy := -4; dy <= 4; dy++ {
+		for dx := -4; dx <= 4; dx++ {
+			s2 := Field{s1.X + dx, s1.Y + dy}
+			if !b.On(s2) || slices.Contains(obs[1].Stones, s2) {
+				continue
+			}
+			round := obs[1]
+			round.Stones = slices.Clone(round.Stones)
+			round.Stones[1] = s2
+			r := New()
+			for _, o := range []Observation{obs[0], round} {
+				if _, err := r.Apply(o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if x, c, k, ok := cornerPair(r.Table()); ok {
+				return r, x, c, k
+			}
+		}
+	}
+	t.Fatal("no stone 2 near stone 1 gives such cards")
+	return
+}
+
+// cornerPair finds cornerOvertaken's cards on tb.
+func cornerPair(tb *Table) (x, c Lay, k int, ok bool) {
+	for _, x := range legalAt1(tb, "P1") {
+		for _, c := range legalAt1(tb, "P2") {
+			after := laidAt1(tb, c)
+			if after == nil || !fitsFirst(tb, x, []Lay{c}) {
+				continue
+			}
+			j, err := after.CheckLay(x)
+			if err != nil || j.Violation == nil || j.Violation.Rule != T2d || j.Stone == 1 {
+				continue
+			}
+			if i := slices.IndexFunc(x.Fields[:], func(f Field) bool { return after.Stones()[j.Stone-1].At.Diagonal(f) }); i == 1 {
+				x.Fields[0], x.Fields[1] = x.Fields[1], x.Fields[0]
+				x.Colours[0], x.Colours[1] = x.Colours[1], x.Colours[0]
+			}
+			stones := after.Stones()
+			if !slices.ContainsFunc(stones[:], func(s StoneView) bool { return s.At.Adjacent(x.Fields[1]) || s.At.Diagonal(x.Fields[1]) }) {
+				return x, c, j.Stone, true
+			}
+		}
+	}
+	return Lay{}, Lay{}, 0, false
 }

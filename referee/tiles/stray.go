@@ -20,6 +20,10 @@ type stray struct {
 	fault   Violation
 	corner  int  // T2d: the stone it met at a corner (1..4); 0 for T2b
 	late    bool // a card seen late, not called: a stone moving onto it takes it
+	// a card taken as gone over unseen by this stone (overtaken), not
+	// called: another stone moving onto it took it, laid at that stone,
+	// as judged from where it stands (decideOvertakenReclaim)
+	over int
 	// the card's stone was seen standing beside it all along (decideStayed):
 	// only a move seen takes it, not where the stone stands
 	stayed bool
@@ -67,6 +71,9 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	l, from := s.lay, g.table.stones[o.Stone-1].At
 	far, near := farther(l.Fields, from)
 	beside := from.Adjacent(near) // the stone came beside the card after the call
+	if s.over != 0 && s.over != o.Stone {
+		return g.decideOvertakenReclaim(o, s)
+	}
 	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone, Withdraws: g.verdicts[s.verdict].Seq}
 	switch {
 	case s.late:
@@ -99,6 +106,43 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 			g.table.forget(s.corner, l.Fields) // before the move: block judges the corner stone too
 		}
 		g.table.reclaim(o.Stone, o.Fields[0], l.Player, s.fault, x)
+		g.ways[o.Stone-1] = nil
+	}
+}
+
+// decideOvertakenReclaim judges stone o moving onto card s, taken as
+// laid at stone s.over before a card seen with it and gone over unseen:
+// the camera saw another stone take it, so it was laid at that one, from
+// where it stands. It is judged so now (a card at a corner of it, T2d,
+// is called; one at a blocked stone relocates it, T3b).
+func (g *game) decideOvertakenReclaim(o Observation, s *stray) (Verdict, func()) {
+	l := s.lay
+	t := g.table.Clone()
+	for _, f := range l.Fields {
+		t.pieces[t.board.index(f)] = Piece{}
+	}
+	at := l
+	at.Stone = o.Stone
+	v := Verdict{Status: StatusOK, Rule: T3a, Player: l.Player, Stone: o.Stone,
+		Reason: fmt.Sprintf("stone %d onto %s's card at %v-%v: laid at it, not at stone %d before the card seen with it", o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], s.over)}
+	var x *Violation
+	switch j, err := t.CheckLay(at); {
+	case err != nil || j.Stone != o.Stone:
+		// it judges the card at another stone: only its colours are sure
+		x = g.table.checkColours(l)
+	case j.Relocates:
+		v.Rule, x = T3b, j.Violation
+	default:
+		x = j.Violation
+	}
+	if x != nil {
+		v.Status, v.Rule, v.Reason = StatusViolation, x.Rule, v.Reason+"; "+x.Reason
+	}
+	return v, func() {
+		for _, f := range l.Fields {
+			delete(g.strays, f)
+		}
+		g.table.reclaim(o.Stone, o.Fields[0], l.Player, Violation{}, x)
 		g.ways[o.Stone-1] = nil
 	}
 }

@@ -729,8 +729,11 @@ func (l *Loop) settle(w *waiting, stone *tiles.Observation) {
 		if !l.give(w, card) {
 			// called as laid beside no stone (T2b), a card the camera saw
 			// its stone move onto was laid at that stone after all: the
-			// referee stood it elsewhere, and takes the move (a stray)
-			if stone != nil && len(stone.Fields) == 1 && l.calledBesideNoStone(card) && l.ref.Reclaims(stone.Stone, stone.Fields[0], stone.TimeMS) {
+			// referee stood it elsewhere, and takes the move (a stray);
+			// taken as gone over unseen by another stone, it was laid at
+			// this one
+			if stone != nil && len(stone.Fields) == 1 && (l.calledBesideNoStone(card) || l.wentOverUnseen(card)) &&
+				l.ref.Reclaims(stone.Stone, stone.Fields[0], stone.TimeMS) {
 				_, _ = l.send(*stone)
 			}
 			return
@@ -852,6 +855,14 @@ func (l *Loop) nextAt(w *waiting, stone int) []tried {
 func (l *Loop) calledBesideNoStone(card tiles.Observation) bool {
 	n := len(l.pieces)
 	return n > 0 && l.pieces[n-1].rule == tiles.T2b && l.pieces[n-1].status == tiles.StatusViolation && slices.Equal(l.pieces[n-1].fields, card.Fields)
+}
+
+// wentOverUnseen reports whether the referee took card as legal without
+// moving a stone onto it: laid at a stone before a card seen with it, the
+// stone went over it unseen.
+func (l *Loop) wentOverUnseen(card tiles.Observation) bool {
+	n := len(l.pieces)
+	return n > 0 && l.pieces[n-1].rule == tiles.T3a && l.pieces[n-1].status == tiles.StatusOK && slices.Equal(l.pieces[n-1].fields, card.Fields)
 }
 
 // give sends a card to the referee and notes its verdict in w; it

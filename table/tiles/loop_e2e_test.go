@@ -20,7 +20,7 @@ import (
 // quality 90, or through a Motion JPEG video: refereeVideo), from the
 // round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
@@ -342,5 +342,25 @@ func TestLoop_T3b_CardCalledAtACornerRelocatedTheStoneAHeldCardBlocked(t *testin
 	calls := callsMade(t, events, standing(vs))
 	if called(calls, "P2", tiles.T2d, relocation) {
 		t.Errorf("P2's relocation on %v called T2d", relocation)
+	}
+}
+
+// TestLoop_T2d_CardGoneOverUnseenWasTakenByTheStoneAtItsCorner: 1768's
+// second round, through a Motion JPEG video. P1 lays a card at one stone
+// and, 0.4 s later, P3 lays one meeting another stone's field at a
+// corner alone (T2d); that stone moves onto it. The camera first sees
+// both cards in one frame: P3's is legal laid before P1's, at P1's
+// stone, had that stone gone over it unseen. The camera saw the stone at
+// its corner move onto it instead: P3's card was laid there, and is
+// called T2d; every call is a wrong play the simulation made.
+func TestLoop_T2d_CardGoneOverUnseenWasTakenByTheStoneAtItsCorner(t *testing.T) {
+	card := []tiles.Field{{X: 2, Y: 8}, {X: 1, Y: 8}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 3, Seed: 1768, Rounds: 2, ErrorRate: 0.03}, 2, 118000)
+	mustLay(t, events, "P3", card, tiles.T2d)
+	calls := callsMade(t, events, standing(vs))
+	if !slices.ContainsFunc(calls, func(v Verdict) bool {
+		return v.Verdict.Player == "P3" && v.Verdict.Rule == tiles.T2d && slices.ContainsFunc(v.Obs.Fields, func(f tiles.Field) bool { return slices.Contains(card, f) })
+	}) {
+		t.Errorf("P3's card on %v, at a corner of the stone that moved onto it, not called T2d", card)
 	}
 }
