@@ -82,7 +82,7 @@ func (g *game) decideReclaim(o Observation, s *stray) (Verdict, func()) {
 	case beside:
 		v.Reason = fmt.Sprintf("stone %d onto %s's card at %v-%v, which it came beside after the call: laid at that stone, so the %s call is withdrawn",
 			o.Stone, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)
-	case s.corner != 0:
+	case s.corner != 0 || l.Player != "" && g.table.stones[o.Stone-1].Owed == l.Player:
 		v.Rule = T3b
 		v.Reason = fmt.Sprintf("blocked stone %d from %v onto %s's card at %v-%v: a relocation, so the %s call is withdrawn",
 			o.Stone, from, owner(l.Player), l.Fields[0], l.Fields[1], s.fault.Rule)

@@ -142,13 +142,15 @@ func (l *Loop) apply(obs []tiles.Observation) {
 
 // takeStone deals with stone o's move before the referee hears of it:
 // first a held card that blocked the stone it moves to relocate
-// (blockedByHeld); then a stop the hand made carrying it (carriedOver),
+// (blockedByHeld), two stones relocated at once and swapped
+// (swappedOntoCalled); then a stop the hand made carrying it (carriedOver),
 // the move onto a waiting card (stoneSeen), a move onto a field with no
 // card known yet (an orphan, which waits for it). It reports whether it
 // dealt with it; else it returns the move to send, its stone named by
 // where it went.
 func (l *Loop) takeStone(o tiles.Observation) (tiles.Observation, bool) {
 	l.blockedByHeld(o)
+	o = l.swappedOntoCalled(o)
 	if l.carriedOver(o) || l.stoneSeen(o) {
 		return o, true
 	}

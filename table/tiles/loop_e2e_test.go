@@ -20,7 +20,7 @@ import (
 // quality 90, or through a Motion JPEG video: refereeVideo), from the
 // round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen|Loop_T3b_TwoRelocationsAtOnceOneSeenCalled' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
@@ -362,5 +362,31 @@ func TestLoop_T2d_CardGoneOverUnseenWasTakenByTheStoneAtItsCorner(t *testing.T) 
 		return v.Verdict.Player == "P3" && v.Verdict.Rule == tiles.T2d && slices.ContainsFunc(v.Obs.Fields, func(f tiles.Field) bool { return slices.Contains(card, f) })
 	}) {
 		t.Errorf("P3's card on %v, at a corner of the stone that moved onto it, not called T2d", card)
+	}
+}
+
+// TestLoop_T3b_TwoRelocationsAtOnceOneSeenCalledBesideNoStone: 1775's
+// first round, through a Motion JPEG video. P2 lays a card that blocks
+// the stone it is laid at and relocates it 2.5 s later (T3b); 0.6 s
+// after that P1 relocates the stone P1 blocked. Hands hide P2's first
+// card until after the relocation, which is called beside no stone
+// (T2b), and the watcher swaps the two stones: P1's stone moves onto
+// P2's relocation, P2's onto P1's. P1 holds the card relocating that
+// stone, and P2's stone, awaiting its move onto P2's first card, is
+// blocked there: both relocations stand (T3b), and every call standing
+// is a wrong play the simulation made.
+func TestLoop_T3b_TwoRelocationsAtOnceOneSeenCalledBesideNoStone(t *testing.T) {
+	p1, p2 := []tiles.Field{{X: 2, Y: 3}, {X: 1, Y: 3}}, []tiles.Field{{X: 0, Y: 4}, {X: 0, Y: 5}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1775, Rounds: 2, ErrorRate: 0.03}, 1, 50000)
+	mustLay(t, events, "P1", p1, "")
+	mustLay(t, events, "P2", p2, "")
+	calls := callsMade(t, events, standing(vs))
+	for _, c := range []struct {
+		player string
+		card   []tiles.Field
+	}{{"P1", p1}, {"P2", p2}} {
+		if called(calls, c.player, tiles.T2b, c.card) {
+			t.Errorf("%s's relocation on %v called beside no stone (T2b)", c.player, c.card)
+		}
 	}
 }

@@ -68,6 +68,67 @@ func (l *Loop) relocationSeenLate(o tiles.Observation) tiles.Observation {
 	return o
 }
 
+// swappedOntoCalled names stone o's move onto a card called as laid
+// beside no stone (T2b) for stone j when the watcher swapped two stones
+// relocated at once: the stone named is blocked and owed by another
+// player, who has a card held that relocates it, while the called card's
+// player laid a card at stone j, still awaiting its move, that blocks j
+// once it stands on it, so that the called card relocates j (T3b). Two
+// relocations as the rules want are likelier than a blocked stone taken
+// onto another player's card and its debtor's relocation laid beside no
+// stone. j's move onto its card, unseen, is assumed, the two stones
+// renamed, and the guess noted as unsure.
+func (l *Loop) swappedOntoCalled(o tiles.Observation) tiles.Observation {
+	t := l.playingTable()
+	if t == nil || o.By != "camera" || len(o.Fields) != 1 || o.Stone < 1 || o.Stone > tiles.Stones || !l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
+		return o
+	}
+	i := slices.IndexFunc(l.pieces, func(p piece) bool {
+		return p.rule == tiles.T2b && p.status == tiles.StatusViolation && slices.Contains(p.fields, o.Fields[0])
+	})
+	if i < 0 {
+		return o
+	}
+	called, k := l.pieces[i], o.Stone
+	debtor := t.Stones()[k-1].Owed
+	if debtor == "" || debtor == called.player || !l.relocationHeld(t, debtor, k) {
+		return o
+	}
+	for n, w := range l.waiting {
+		j := w.v.Stone
+		if w.held || j < 1 || j > tiles.Stones || j == k || w.card.Player != called.player || !t.Awaited(j) || len(w.card.Fields) != 2 {
+			continue
+		}
+		u := t.Clone()
+		u.ApplyStone(j, fartherOf(w.card.Fields, w.from), w.card.Player, nil)
+		if u.Stones()[j-1].Owed != called.player {
+			continue
+		}
+		l.noteUnsure(fmt.Sprintf("%d ms: stone %d seen moving onto %s card at %v, called beside no stone, though %s blocked it and holds a card relocating it: taken as stone %d, which %s card at %v blocks once the stone stands on it, unseen (two relocations at once, stones swapped, T3b)",
+			o.TimeMS, k, possessive(called.player), called.fields, debtor, j, possessive(w.card.Player), w.card.Fields))
+		l.waiting = slices.Delete(l.waiting, n, n+1)
+		l.settle(w, nil) // its move, unseen, as the rules make it
+		l.rename(k, j)
+		o.Stone = j
+		return o
+	}
+	return o
+}
+
+// relocationHeld reports whether player has a card held that relocates
+// blocked stone (T3b) on t.
+func (l *Loop) relocationHeld(t *tiles.Table, player string, stone int) bool {
+	return slices.ContainsFunc(l.waiting, func(w *waiting) bool {
+		lay, ok := layOf(w.card)
+		if !w.held || w.card.Player != player || !ok {
+			return false
+		}
+		lay.Stone = stone
+		j, err := t.CheckLay(lay)
+		return err == nil && j.Relocates && j.Stone == stone && j.Violation == nil
+	})
+}
+
 // identifyLay names the stone card was laid at by where it lies, given
 // the stone's move seen onto it. The watcher names both by the stone it
 // saw move, and may have swapped two stones that moved at once
