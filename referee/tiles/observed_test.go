@@ -198,6 +198,34 @@ func TestTiles_T2b_StoneOntoACardBesideNoStoneWithdrawsTheCall(t *testing.T) {
 	}
 }
 
+// TestTiles_T3b_BlockedStoneOntoItsDebtorsCardCalledBesideNoStone: P2's
+// card is called as laid beside no stone (T2b); a card of P2's seen
+// later blocks stone 2, which P2 then owes. Stone 2 moving onto the card
+// called is P2's relocation (T3b): the call is withdrawn, and the verdict
+// says so.
+func TestTiles_T3b_BlockedStoneOntoItsDebtorsCardCalledBesideNoStone(t *testing.T) {
+	obs, b := script(t)
+	r := New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	away := []Field{{6, 6}, {7, 6}}
+	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: away, Colours: []Colour{b.Colour(away[0]), b.Colour(away[1])}})
+	if err != nil || called.Rule != T2b {
+		t.Fatalf("the card away from every stone: %+v %v, want a T2b call", called, err)
+	}
+	r.g.table.stones[1].Owed = "P2" // blocked by P2's card seen since
+	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: away[1:]})
+	if err != nil || v.Status != StatusOK || v.Rule != T3b || v.Withdraws != called.Seq || v.Player != "P2" {
+		t.Fatalf("blocked stone 2 onto it: %+v %v, want ok T3b, withdrawing call %d", v, err, called.Seq)
+	}
+	if st := r.State(); len(st.Faults["P2"]) != 0 || st.Stones[1].At != away[1] || st.Stones[1].Owed != "" {
+		t.Fatalf("after: faults %v, stone 2 %+v; want none, on %v, owed by nobody", st.Faults, st.Stones[1], away[1])
+	}
+}
+
 // TestTiles_T3a_StoneOntoACardCalledBeforeItCameGoesOntoItsFartherColour:
 // a card called T2b, laid before the card that brought a stone beside it
 // (the camera saw it first), takes the stone that then moves onto it: the
