@@ -83,10 +83,8 @@ func (l *Loop) swappedOntoCalled(o tiles.Observation) tiles.Observation {
 	if t == nil || o.By != "camera" || len(o.Fields) != 1 || o.Stone < 1 || o.Stone > tiles.Stones || !l.ref.Reclaims(o.Stone, o.Fields[0], o.TimeMS) {
 		return o
 	}
-	i := slices.IndexFunc(l.pieces, func(p piece) bool {
-		return p.rule == tiles.T2b && p.status == tiles.StatusViolation && slices.Contains(p.fields, o.Fields[0])
-	})
-	if i < 0 {
+	i := lastIndexFunc(l.pieces, func(p piece) bool { return slices.Contains(p.fields, o.Fields[0]) }) // the top card
+	if i < 0 || l.pieces[i].rule != tiles.T2b || l.pieces[i].status != tiles.StatusViolation {
 		return o
 	}
 	called, k := l.pieces[i], o.Stone
