@@ -167,18 +167,7 @@ func TestTiles_Observed_RefusesWhatDoesNotFit(t *testing.T) {
 // the player's fault goes, and the stone stands on the card. Too late a
 // move (past the window) is no such proof: it stays a move with no card.
 func TestTiles_T2b_StoneOntoACardBesideNoStoneWithdrawsTheCall(t *testing.T) {
-	obs, b := script(t)
-	r := New()
-	for _, o := range obs[:2] {
-		if _, err := r.Apply(o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	away := []Field{{6, 6}, {7, 6}}
-	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: away, Colours: []Colour{b.Colour(away[0]), b.Colour(away[1])}})
-	if err != nil || called.Status != StatusViolation || called.Rule != T2b {
-		t.Fatalf("the card away from every stone: %+v %v, want a T2b call", called, err)
-	}
+	r, b, away, called := calledAway(t)
 	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: away[1:]})
 	if err != nil || v.Status != StatusOK || v.Withdraws != called.Seq || v.Player != "P2" {
 		t.Fatalf("the stone onto it: %+v %v, want ok, withdrawing call %d", v, err, called.Seq)
@@ -204,18 +193,7 @@ func TestTiles_T2b_StoneOntoACardBesideNoStoneWithdrawsTheCall(t *testing.T) {
 // called is P2's relocation (T3b): the call is withdrawn, and the verdict
 // says so.
 func TestTiles_T3b_BlockedStoneOntoItsDebtorsCardCalledBesideNoStone(t *testing.T) {
-	obs, b := script(t)
-	r := New()
-	for _, o := range obs[:2] {
-		if _, err := r.Apply(o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	away := []Field{{6, 6}, {7, 6}}
-	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: away, Colours: []Colour{b.Colour(away[0]), b.Colour(away[1])}})
-	if err != nil || called.Rule != T2b {
-		t.Fatalf("the card away from every stone: %+v %v, want a T2b call", called, err)
-	}
+	r, _, away, called := calledAway(t)
 	r.g.table.stones[1].Owed = "P2" // blocked by P2's card seen since
 	v, err := r.Apply(Observation{Kind: ObsStone, TimeMS: 1500, Stone: 2, Fields: away[1:]})
 	if err != nil || v.Status != StatusOK || v.Rule != T3b || v.Withdraws != called.Seq || v.Player != "P2" {
@@ -224,6 +202,25 @@ func TestTiles_T3b_BlockedStoneOntoItsDebtorsCardCalledBesideNoStone(t *testing.
 	if st := r.State(); len(st.Faults["P2"]) != 0 || st.Stones[1].At != away[1] || st.Stones[1].Owed != "" {
 		t.Fatalf("after: faults %v, stone 2 %+v; want none, on %v, owed by nobody", st.Faults, st.Stones[1], away[1])
 	}
+}
+
+// calledAway begins script's round and lays P2's card on away, fitting
+// but beside no stone: called T2b (the verdict called).
+func calledAway(t *testing.T) (r *Referee, b *Board, away []Field, called Verdict) {
+	t.Helper()
+	obs, b := script(t)
+	r = New()
+	for _, o := range obs[:2] {
+		if _, err := r.Apply(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	away = []Field{{6, 6}, {7, 6}}
+	called, err := r.Apply(Observation{Kind: ObsLay, TimeMS: 1000, Player: "P2", Fields: away, Colours: []Colour{b.Colour(away[0]), b.Colour(away[1])}})
+	if err != nil || called.Status != StatusViolation || called.Rule != T2b {
+		t.Fatalf("the card away from every stone: %+v %v, want a T2b call", called, err)
+	}
+	return r, b, away, called
 }
 
 // TestTiles_T3a_StoneOntoACardCalledBeforeItCameGoesOntoItsFartherColour:
