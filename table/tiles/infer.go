@@ -855,16 +855,21 @@ func (l *Loop) nextAt(w *waiting, stone int) []tried {
 // calledBesideNoStone reports whether card, just given, was called as
 // laid beside no stone (T2b).
 func (l *Loop) calledBesideNoStone(card tiles.Observation) bool {
-	n := len(l.pieces)
-	return n > 0 && l.pieces[n-1].rule == tiles.T2b && l.pieces[n-1].status == tiles.StatusViolation && slices.Equal(l.pieces[n-1].fields, card.Fields)
+	return l.justJudged(card, tiles.StatusViolation, tiles.T2b)
 }
 
-// wentOverUnseen reports whether the referee took card as legal without
-// moving a stone onto it: laid at a stone before a card seen with it, the
-// stone went over it unseen.
+// wentOverUnseen reports whether the referee took card, just given, as
+// legal without moving a stone onto it: laid at a stone before a card
+// seen with it, the stone went over it unseen.
 func (l *Loop) wentOverUnseen(card tiles.Observation) bool {
+	return l.justJudged(card, tiles.StatusOK, tiles.T3a)
+}
+
+// justJudged reports whether the last piece given is card, judged status
+// under rule.
+func (l *Loop) justJudged(card tiles.Observation, status tiles.Status, rule tiles.Rule) bool {
 	n := len(l.pieces)
-	return n > 0 && l.pieces[n-1].rule == tiles.T3a && l.pieces[n-1].status == tiles.StatusOK && slices.Equal(l.pieces[n-1].fields, card.Fields)
+	return n > 0 && l.pieces[n-1].rule == rule && l.pieces[n-1].status == status && slices.Equal(l.pieces[n-1].fields, card.Fields)
 }
 
 // give sends a card to the referee and notes its verdict in w; it
