@@ -20,7 +20,7 @@ import (
 // quality 90, or through a Motion JPEG video: refereeVideo), from the
 // round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen|Loop_T3b_TwoRelocationsAtOnceOneSeenCalled' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen|Loop_T3b_TwoRelocationsAtOnceOneSeenCalled|Loop_T2c_CardLaidExactlyOver' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
@@ -388,5 +388,22 @@ func TestLoop_T3b_TwoRelocationsAtOnceOneSeenCalledBesideNoStone(t *testing.T) {
 		if called(calls, c.player, tiles.T2b, c.card) {
 			t.Errorf("%s's relocation on %v called beside no stone (T2b)", c.player, c.card)
 		}
+	}
+}
+
+// TestLoop_T2c_CardLaidExactlyOverACardOfItsColours: 1817's first round,
+// through a Motion JPEG video. P2 lays a green-blue card over P4's
+// green-blue card, on the same two fields and turned the same way (T2c),
+// and takes the stone beside it on; 1.6 s later P3 lays the next card
+// there. The fields show no new colour: only the frame (P2's double line
+// over P4's dots) tells the new card. The stone seen on the old card is
+// the sign to read it; unread, P2's card went uncalled and two
+// relocations about it were put on the wrong stones.
+func TestLoop_T2c_CardLaidExactlyOverACardOfItsColours(t *testing.T) {
+	card := []tiles.Field{{X: 10, Y: 3}, {X: 10, Y: 2}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1817, Rounds: 2, ErrorRate: 0.03}, 1, 46000)
+	mustLay(t, events, "P2", card, tiles.T2c)
+	if !called(callsMade(t, events, standing(vs)), "P2", tiles.T2c, card) {
+		t.Errorf("P2's card laid exactly over P4's on %v not called T2c", card)
 	}
 }

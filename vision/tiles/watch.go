@@ -129,6 +129,8 @@ type Watcher struct {
 	items     []*item
 	pairs     []*item // cards seen whole, lately
 	unowned   []unowned
+	owners    map[[2]tiles.Field]string // the owner reported for each card, by its fields
+	alike     map[tiles.Field]alikeRead // frame reads of cards under a stone with nothing new
 	// Unsure says what was seen but not reported (unreadable frame, no partner).
 	Unsure []string
 	// Styles logs the latest frame style reads (scores per style), for
@@ -146,7 +148,7 @@ func NewWatcher(cfg Config) *Watcher {
 	return &Watcher{cfg: cfg, searching: true, lastTry: -1 << 62, halves: map[tiles.Field]int64{}, jokers: map[tiles.Field]int64{},
 		orphans:   map[tiles.Field]int64{},
 		goneSince: map[int]int64{}, cameSince: map[tiles.Field]int64{}, glimpses: map[tiles.Field]int64{},
-		overHalf: map[tiles.Field]halfSeen{}}
+		overHalf: map[tiles.Field]halfSeen{}, owners: map[[2]tiles.Field]string{}, alike: map[tiles.Field]alikeRead{}}
 }
 
 // StoodOn is when the watcher last saw a stone standing on f, in plain
@@ -229,6 +231,7 @@ func (w *Watcher) Feed(frame gocv.Mat, tMS int64) ([]tiles.Observation, error) {
 			w.resolve(tMS)
 			out = w.emit(tMS)
 			out = append(out, w.reread(tMS, out)...)
+			w.noteOwners(out)
 			if w.regressed() >= regressLimit {
 				w.searching = true
 			}
@@ -299,6 +302,8 @@ func (w *Watcher) findBoard(tMS int64) []tiles.Observation {
 	clear(w.cameSince)
 	clear(w.glimpses)
 	clear(w.overHalf)
+	clear(w.owners)
+	clear(w.alike)
 	w.arrived = [tiles.Stones]int64{}
 	w.inSight = [tiles.Stones]int64{}
 	w.pairs = nil
@@ -575,6 +580,9 @@ func (w *Watcher) stonesCome(tMS int64) []tiles.Field {
 			}
 			if pr := w.pairOn(f, tMS); pr != nil && pr.stoneSeen == 0 {
 				pr.stoneSeen = tMS
+			}
+			if !w.newPieceAt(f, tMS) {
+				w.coveredAlike(f, tMS)
 			}
 			// A stone comes down on a new piece: with nothing new there, a
 			// dark sleeve or a stone carried over may look like one for a
