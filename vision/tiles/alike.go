@@ -45,8 +45,8 @@ func (w *Watcher) coveredAlike(f tiles.Field, tMS int64) {
 		return
 	}
 	was, ok := w.owners[cardKey(f, g)]
-	if !ok || was == "" {
-		return
+	if !ok || was == "" || w.believed(g) != w.expected(g) {
+		return // the card's other half must show as reported
 	}
 	since := w.cameSince[f]
 	r, ok := w.alike[f]
