@@ -2529,3 +2529,48 @@ func TestTilesVision_T2c_CardLaidOverACardFoundByTheHalfTheStoneLeft(t *testing.
 		}
 	}
 }
+
+// TestTilesVision_T2c_FrameUnderAStoneReadOnlyWhenItCanTellACardOver: a
+// stone on a reported card with nothing new under it has that card's
+// frame read, to find a card of the same colours laid exactly over it
+// (coveredAlike), only when a read can tell: the card's owner was
+// reported, a stone left a field beside the card, and its other half
+// shows as reported (dev 1791: at a round's end, the board being
+// cleared, a free field read beside the stone made a half with no open
+// side, and pairing it panicked).
+func TestTilesVision_T2c_FrameUnderAStoneReadOnlyWhenItCanTellACardOver(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	green, red, blue := classColour[pxGreen], classColour[pxRed], classColour[pxBlue]
+	half, under := f(4, 4), f(5, 4) // the card; the stone stands on under
+	for _, c := range []struct {
+		name  string
+		owner string
+		left  bool // a stone left a field beside the card
+		shows bool // half shows as reported
+	}{
+		{"other half gone", "P2", true, false},
+		{"owner never read", "", true, true},
+		{"no stone left beside it", "P2", false, true},
+	} {
+		w := cornersSeen(green)
+		w.content[4][4] = cell{kind: lookCard, colour: red, partner: under}
+		w.content[4][5] = cell{kind: lookCard, colour: blue, partner: half}
+		w.owners[cardKey(half, under)] = c.owner
+		w.believe(under, look{kind: lookStone, colour: blue, open: -1})
+		w.believe(half, look{kind: lookFree, colour: green, open: -1})
+		if c.shows {
+			w.believe(half, w.expected(half))
+		}
+		w.cameSince[under] = 1000
+		if c.left {
+			w.stones[0] = f(5, 5)
+			w.goneSince[0] = 900
+		}
+		reads := 0
+		w.styleHook = func(piece, styleRead) { reads++ }
+		w.coveredAlike(under, 1200)
+		if reads != 0 || len(w.halves) != 0 {
+			t.Errorf("%s: %d frame reads, new halves %v; want none", c.name, reads, w.halves)
+		}
+	}
+}
