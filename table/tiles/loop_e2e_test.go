@@ -407,3 +407,25 @@ func TestLoop_T2c_CardLaidExactlyOverACardOfItsColours(t *testing.T) {
 		t.Errorf("P2's card laid exactly over P4's on %v not called T2c", card)
 	}
 }
+
+// TestLoop_T3b_RelocationNotTakenByTheStoneBesideItsCard: 1830's first
+// round, through a Motion JPEG video. P4 relocates a blocked stone onto
+// their card (8,1)-(8,0); hands hide the stone leaving its field, and the
+// stone beside the card, on (7,1), leaves it under P1's next card. A
+// sleeve over the card's other half looks like a stone there for 0.4 s:
+// a stone comes down on one half of a new card, so that look is not one.
+// Taken for a stone, it had the relocated stone paired with it and the
+// stone from (7,1) with the card, a move onto the nearer colour called
+// T3a, and P1's card called T2d at its corner.
+func TestLoop_T3b_RelocationNotTakenByTheStoneBesideItsCard(t *testing.T) {
+	card := []tiles.Field{{X: 8, Y: 1}, {X: 8, Y: 0}}
+	events, vs := refereeVideo(t, tilesim.Config{Players: 4, Seed: 1830, Rounds: 2, ErrorRate: 0.03}, 1, 44000)
+	mustLay(t, events, "P4", card, "")
+	callsMade(t, events, standing(vs))
+	if !slices.ContainsFunc(vs, func(v Verdict) bool {
+		return v.Err == nil && v.Obs.Kind == tiles.ObsLay && v.Verdict.Status == tiles.StatusOK && v.Verdict.Rule == tiles.T3b && v.Obs.Player == "P4" &&
+			slices.Contains(v.Obs.Fields, card[0]) && slices.Contains(v.Obs.Fields, card[1])
+	}) {
+		t.Errorf("P4's relocation on %v not judged legal (T3b)", card)
+	}
+}

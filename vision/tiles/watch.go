@@ -593,7 +593,33 @@ func (w *Watcher) stonesCome(tMS int64) []tiles.Field {
 			came = append(came, f)
 		}
 	}
-	return came
+	return w.oneStoneACard(came, tMS)
+}
+
+// oneStoneACard drops from came a field whose new card's other half came
+// earlier: a stone comes down on one half of a new card, so the later
+// look is a hand or a sleeve over the card's other half.
+func (w *Watcher) oneStoneACard(came []tiles.Field, tMS int64) []tiles.Field {
+	other := func(f tiles.Field) (tiles.Field, bool) {
+		if p, ok := w.partnerHalf(f); ok {
+			return p, true
+		}
+		if pr := w.pairOn(f, tMS); pr != nil {
+			if pr.halves[0] == f {
+				return pr.halves[1], true
+			}
+			return pr.halves[0], true
+		}
+		return tiles.Field{}, false
+	}
+	var out []tiles.Field
+	for _, f := range came {
+		if p, ok := other(f); ok && slices.Contains(came, p) && w.cameSince[p] < w.cameSince[f] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // pairMoves pairs the stones gone with the fields come at the least cost,
