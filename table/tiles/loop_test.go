@@ -420,9 +420,18 @@ func TestLoop_T4c_JokerNamedForASwappedStoneIsLaidAtTheStoneItLiesBy(t *testing.
 // the other stone of the swap is seen moving onto a card at once, named
 // as swapped: then the swap lasted, and the card is called (held-out
 // 1222 r1: the T2d not called, and the next card's move called T3a).
+// Nor when stone 2 stands too far off for one card missed at it to have
+// brought it beside the card (far): the swap lasted (1849 r2: the T2d
+// not called, taken at a stone just relocated across the board).
 func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
-	for _, c := range []struct{ pair, fits, partner bool }{{false, false, false}, {true, false, false}, {false, true, false}, {false, true, true}} {
-		l, ref, vs := twoPlayerRound(t)
+	for _, c := range []struct{ pair, fits, partner, far bool }{
+		{false, false, false, false}, {true, false, false, false}, {false, true, false, false}, {false, true, true, false}, {false, true, false, true},
+	} {
+		stones := []tiles.Field{{X: 1, Y: 1}, {X: 5, Y: 1}, {X: 1, Y: 6}, {X: 10, Y: 6}}
+		if c.far {
+			stones[1] = tiles.Field{X: 10, Y: 1}
+		}
+		l, ref, vs := twoPlayerRoundWith(t, stones)
 		a, toA := legalLay(t, ref, "P1", 1)
 		b, toB := legalLay(t, ref, "P2", 2)
 		at2 := ref.State().Stones[1].At
@@ -443,6 +452,9 @@ func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
 		if !ok {
 			t.Fatalf("%+v: no place meeting stone 1 at a corner", c)
 		}
+		if d := min(dist(at2, wrong.Fields[0]), dist(at2, wrong.Fields[1])); c.fits && (d > 3) != c.far {
+			t.Fatalf("%+v: the card at %v lies %d fields from stone 2", c, wrong.Fields, d)
+		}
 		next := seenLay(3000, wrong)
 		next.Stone = 2
 		batch = []tiles.Observation{next, seenStone(3000, 2, at)}
@@ -461,8 +473,8 @@ func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
 			switch {
 			case v.Obs.Kind == tiles.ObsLay && v.Obs.TimeMS == 3000 && v.Obs.Player == wrong.Player:
 				judged = true
-				if called := v.Verdict.Rule == tiles.T2d && v.Verdict.Stone == 1; called != (!c.fits || c.partner) {
-					t.Errorf("%+v: P2's card at stone 1's corner: %s %s (stone %d); want T2d at stone 1 %v", c, v.Verdict.Rule, v.Verdict.Reason, v.Verdict.Stone, !c.fits || c.partner)
+				if called := v.Verdict.Rule == tiles.T2d && v.Verdict.Stone == 1; called != (!c.fits || c.partner || c.far) {
+					t.Errorf("%+v: P2's card at stone 1's corner: %s %s (stone %d); want T2d at stone 1 %v", c, v.Verdict.Rule, v.Verdict.Reason, v.Verdict.Stone, !c.fits || c.partner || c.far)
 				}
 			case v.Err != nil || v.Verdict.Status == tiles.StatusViolation:
 				t.Errorf("%+v: %s at %d: %s %v", c, v.Obs.Kind, v.Obs.TimeMS, v.Verdict.Reason, v.Err)
@@ -471,11 +483,14 @@ func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
 		if !judged {
 			t.Errorf("%+v: P2's card not judged", c)
 		}
-		if c.fits && !c.partner && len(l.Unsure()) == unsure {
+		if c.fits && !c.partner && !c.far && len(l.Unsure()) == unsure {
 			t.Errorf("%+v: the card taken at stone 2 without a word", c)
 		}
 	}
 }
+
+// dist is the number of steps from a to b across fields' edges.
+func dist(a, b tiles.Field) int { return abs(a.X-b.X) + abs(a.Y-b.Y) }
 
 // cornerCard finds a place for a card of player's that meets stone (and
 // no other) at a corner alone (T2d), on colours that fit its fields or

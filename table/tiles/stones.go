@@ -153,7 +153,7 @@ func (l *Loop) identifyLay(card tiles.Observation, move *tiles.Observation) (til
 	check := func(s int) (tiles.Judgement, error) {
 		return t.CheckLay(tiles.Lay{Player: card.Player, Card: card.Card, Fields: [2]tiles.Field(card.Fields), Colours: [2]tiles.Colour(card.Colours), Stone: s})
 	}
-	if seen := l.unnamed(card.Stone); seen != card.Stone && spares(check, card.Stone, seen) && !l.seenMovingElsewhere(seen, card) {
+	if seen := l.unnamed(card.Stone); seen != card.Stone && spares(check, card.Stone, seen, t.Stones()[seen-1].At, card.Fields) && !l.seenMovingElsewhere(seen, card) {
 		return l.renamed(card, move, seen, fmt.Sprintf("%d ms: %s's card at %v is wrong at stone %d, the name the loop gave the watcher's stone %d since a swap, and not at stone %d: taken as stone %d's",
 			card.TimeMS, card.Player, card.Fields, card.Stone, seen, seen, seen))
 	}
@@ -399,12 +399,21 @@ func (l *Loop) named(o tiles.Observation) tiles.Observation {
 
 // spares reports whether the watcher's own name for a card's stone,
 // seen, spares it the call the loop's name (names) makes: the swap did
-// not last.
-func spares(check func(int) (tiles.Judgement, error), named, seen int) bool {
+// not last. By a card missed at that stone (Misplaced) only if one
+// missed card could have brought it from where it stands (at) beside
+// the card: a stone far off did not come, and the swap lasted.
+func spares(check func(int) (tiles.Judgement, error), named, seen int, at tiles.Field, card []tiles.Field) bool {
 	j, err := check(named)
 	js, errs := check(seen)
-	return err == nil && j.Violation != nil && errs == nil && js.Violation == nil
+	if err != nil || j.Violation == nil || errs != nil || js.Violation != nil {
+		return false
+	}
+	return !js.Misplaced || j.Misplaced || slices.ContainsFunc(card, func(f tiles.Field) bool { return oneCardOff(at, f) })
 }
+
+// oneCardOff reports whether a stone on a, taken onto a card laid beside
+// it (two fields on at most), stands beside f.
+func oneCardOff(a, f tiles.Field) bool { return abs(a.X-f.X)+abs(a.Y-f.Y) <= 3 }
 
 // seenMovingElsewhere reports whether stone s (1..4) was seen moving
 // onto another field than card's, a move that waits with its card or
