@@ -20,7 +20,7 @@ import (
 // quality 90, or through a Motion JPEG video: refereeVideo), from the
 // round's start:
 //
-//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen|Loop_T3b_TwoRelocationsAtOnceOneSeenCalled|Loop_T2c_CardLaidExactlyOver' -v ./table/tiles
+//	go test -tags e2e -run 'Loop_T2b_CardBeforeItsStoneCame|Loop_T2c_CardCoveredAtOnce|Loop_T2b_CardItsStoneWasSeen|Loop_T3b_TwoRelocationsAtOnceSwappedWhileOneWaits|Loop_T3a_StoneBackOnItsStartField|Loop_T3a_StonesSwappedWhileTheirDebtor|Loop_T3b_CardCalledAtACornerRelocated|Loop_T2d_CardGoneOverUnseen|Loop_T3b_TwoRelocationsAtOnceOneSeenCalled|Loop_T2c_CardLaidExactlyOver|Loop_T3b_RelocationNotTaken' -v ./table/tiles
 
 // refereeRendered renders round of the simulated match cfg and runs the
 // loop over it until untilMS; it returns the simulation's events (from
