@@ -272,6 +272,9 @@ func (s *sampler) look(pix []byte, f tiles.Field) look {
 	if !st.darkMiddle() && st.unknownInside() {
 		return l // a hand over the field, not a card half over the gap
 	}
+	// A half at a part's corner may read as a card over either gap: the
+	// window squarely on it sees the most of its colour.
+	half, most := l, -1
 	for k, alt := range fp.alt {
 		if alt == nil {
 			continue
@@ -283,9 +286,14 @@ func (s *sampler) look(pix []byte, f tiles.Field) look {
 			}
 			continue
 		}
-		if la := lookOf(as); la.kind == lookCard && la.open == int8(k) {
-			return la
+		if la := lookOf(as); la.kind == lookCard && la.open == int8(k) && as.mostColour() > most {
+			half, most = la, as.mostColour()
 		}
 	}
-	return l
+	return half
+}
+
+// mostColour is the count of the inner square's commonest card colour.
+func (s fieldStats) mostColour() int {
+	return max(s.inner[pxRed], s.inner[pxGreen], s.inner[pxBlue], s.inner[pxYellow])
 }

@@ -2574,3 +2574,48 @@ func TestTilesVision_T2c_FrameUnderAStoneReadOnlyWhenItCanTellACardOver(t *testi
 		}
 	}
 }
+
+// TestTilesVision_T1_HalfAtAPartsCornerReadOverTheGapItLiesOn: a card
+// half on a field at a board part's corner, its card over the gap to the
+// right: read in place it is no card (its frame falls off the bands),
+// and both shifted reads take it for a half over a gap. Over the gap
+// above, the window half off the card sees a line of the next part and
+// only one edge clean: a weak read, open upwards; over the gap to the
+// right it lies squarely on the half, all one colour. It is the half over
+// the gap to the right (fresh 1848 r1: read open upwards, it never met
+// its other half under the stone, and the card was counted for nobody).
+func TestTilesVision_T1_HalfAtAPartsCornerReadOverTheGapItLiesOn(t *testing.T) {
+	buildLUT()
+	pix := []byte{40, 170, 40, 30, 30, 200, 128, 128, 128, 20, 20, 20} // green, red, grey, ink
+	const green, red, grey, ink = 0, 3, 6, 9
+	if c := classLUT[lutIndex(pix[green], pix[green+1], pix[green+2])]; c != pxGreen {
+		t.Fatalf("green reads as class %d", c)
+	}
+	inner := func(of ...[2]int) (q [4][]int32) { // of: (count, pixel), the rest green
+		var all []int32
+		for _, c := range of {
+			all = append(all, slices.Repeat([]int32{int32(c[1])}, c[0])...)
+		}
+		all = append(all, slices.Repeat([]int32{green}, 196-len(all))...)
+		for k := range 4 {
+			q[k] = all[49*k : 49*(k+1)]
+		}
+		return q
+	}
+	bands := func(dark [4]int) (b [4][]int32) {
+		for k := range 4 {
+			b[k] = append(slices.Repeat([]int32{ink}, dark[k]), slices.Repeat([]int32{green}, 105-dark[k])...)
+		}
+		return b
+	}
+	up, right := fieldPoints{inner: inner([2]int{16, red}, [2]int{22, grey}), band: bands([4]int{0, 20, 13, 10})}, fieldPoints{inner: inner(), band: bands([4]int{20, 0, 47, 54})}
+	fp := fieldPoints{inner: inner(), band: bands([4]int{20, 0, 42, 7})}
+	fp.alt[0], fp.alt[1] = &up, &right
+	smp := &sampler{w: 4, h: 1, fields: [][]fieldPoints{{fp}}}
+	if l := lookOf(stats(pix, &up, false)); l.kind != lookCard || l.open != 0 {
+		t.Fatalf("over the gap above alone: %+v, want a half open upwards (the weak read)", l)
+	}
+	if l := smp.look(pix, tiles.Field{}); l.kind != lookCard || l.colour != classColour[pxGreen] || l.open != 1 {
+		t.Errorf("a half over the gap to the right: %+v, want a green half open to the right", l)
+	}
+}
