@@ -452,8 +452,8 @@ func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
 		if !ok {
 			t.Fatalf("%+v: no place meeting stone 1 at a corner", c)
 		}
-		if d := min(dist(at2, wrong.Fields[0]), dist(at2, wrong.Fields[1])); c.fits && (d > 3) != c.far {
-			t.Fatalf("%+v: the card at %v lies %d fields from stone 2", c, wrong.Fields, d)
+		if near := oneCardOff(at2, wrong.Fields[0]) || oneCardOff(at2, wrong.Fields[1]); c.fits && near == c.far {
+			t.Fatalf("%+v: the card at %v lies within one card of stone 2 on %v: %v", c, wrong.Fields, at2, near)
 		}
 		next := seenLay(3000, wrong)
 		next.Stone = 2
@@ -488,9 +488,6 @@ func TestLoop_T2d_StonesSwappedStaySwappedForTheNextCard(t *testing.T) {
 		}
 	}
 }
-
-// dist is the number of steps from a to b across fields' edges.
-func dist(a, b tiles.Field) int { return abs(a.X-b.X) + abs(a.Y-b.Y) }
 
 // cornerCard finds a place for a card of player's that meets stone (and
 // no other) at a corner alone (T2d), on colours that fit its fields or

@@ -286,8 +286,10 @@ func (s *sampler) look(pix []byte, f tiles.Field) look {
 			}
 			continue
 		}
-		if la := lookOf(as); la.kind == lookCard && la.open == int8(k) && as.mostColour() > most {
-			half, most = la, as.mostColour()
+		if la := lookOf(as); la.kind == lookCard && la.open == int8(k) {
+			if m := as.mostColour(); m > most {
+				half, most = la, m
+			}
 		}
 	}
 	return half

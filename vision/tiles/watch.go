@@ -329,6 +329,14 @@ func (it *item) patience(why string, tMS int64) bool {
 	return it.firstRead != 0 && tMS-it.firstRead > ownerWaitMS || tMS-it.t > hiddenWaitMS
 }
 
+// otherHalf is the half of a card seen whole (a pair) that is not f.
+func (it *item) otherHalf(f tiles.Field) tiles.Field {
+	if it.halves[0] == f {
+		return it.halves[1]
+	}
+	return it.halves[0]
+}
+
 func (it *item) String() string {
 	if it.move {
 		return fmt.Sprintf("stone %d from %v to %v", it.stone+1, it.from, it.to)
@@ -600,15 +608,15 @@ func (w *Watcher) stonesCome(tMS int64) []tiles.Field {
 // earlier: a stone comes down on one half of a new card, so the later
 // look is a hand or a sleeve over the card's other half.
 func (w *Watcher) oneStoneACard(came []tiles.Field, tMS int64) []tiles.Field {
+	if len(came) < 2 {
+		return came
+	}
 	other := func(f tiles.Field) (tiles.Field, bool) {
 		if p, ok := w.partnerHalf(f); ok {
 			return p, true
 		}
 		if pr := w.pairOn(f, tMS); pr != nil {
-			if pr.halves[0] == f {
-				return pr.halves[1], true
-			}
-			return pr.halves[0], true
+			return pr.otherHalf(f), true
 		}
 		return tiles.Field{}, false
 	}
@@ -1063,10 +1071,7 @@ func (w *Watcher) explainMove(it *item, tMS int64) {
 			pr := w.pairOn(it.to, tMS)
 			pr.pairStone = it.stone + 1
 			it.seen = pr.t
-			other := pr.halves[0]
-			if other == it.to {
-				other = pr.halves[1]
-			}
+			other := pr.otherHalf(it.to)
 			it.pairCard = &other
 		case tMS-it.t > pairWaitMS && over:
 			// the stone's card came down on a card (T2c), so its half
