@@ -22,6 +22,9 @@ type piece struct {
 	seen   int64 // first seen (reported, if not known)
 	// inferred from its stone's move, not seen (missedCard)
 	inferred bool
+	// moved counts each stone's moves accepted this round before it was
+	// judged
+	moved [tiles.Stones]int
 }
 
 // seenAt is when the camera first saw o: reported, if it did not say.
@@ -887,7 +890,7 @@ func (l *Loop) give(w *waiting, card tiles.Observation) bool {
 	if err != nil {
 		return false
 	}
-	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status, rule: v.Rule, seen: seenAt(card)})
+	l.pieces = append(l.pieces, piece{player: card.Player, fields: card.Fields, status: v.Status, rule: v.Rule, seen: seenAt(card), moved: l.moved})
 	if v.Status == tiles.StatusLate || v.Stone < 1 || v.Stone > tiles.Stones {
 		l.lastUnmoved(w) // a card beside no stone (T2b) may still be the last
 		return false
@@ -1190,7 +1193,9 @@ func fartherOf(fs []tiles.Field, from tiles.Field) tiles.Field {
 // its window after the call (a round seen to end long after, on the next
 // board, keeps it). Not a card whose colours are not its fields': laid
 // at no stone, it is wrong where it lies; laid at the stone, it would
-// be wrong for its colours (T2a) and its move unseen too.
+// be wrong for its colours (T2a) and its move unseen too. Nor by a
+// stone that moved twice or more since the call: two cards laid before
+// the one called and both seen after it is more than a hand hides.
 func (l *Loop) takeStrays(tMS int64) {
 	stones := l.ref.State().Stones
 	t := l.ref.Table()
@@ -1200,7 +1205,7 @@ func (l *Loop) takeStrays(tMS int64) {
 		}
 		for _, s := range stonesBeside(stones, p.fields) {
 			to := fartherOf(p.fields, stones[s-1].At)
-			if !l.ref.Reclaims(s, to, tMS) {
+			if l.moved[s-1]-p.moved[s-1] > 1 || !l.ref.Reclaims(s, to, tMS) {
 				continue
 			}
 			l.noteUnsure(fmt.Sprintf("%d ms: %s card at %v, called T2b, lies by stone %d, which came there since: taken as laid at it, the stone's move onto %v not seen before the round ended (T3a)",
@@ -1312,6 +1317,9 @@ func (l *Loop) send(o tiles.Observation) (tiles.Verdict, error) {
 			l.rejudge(o.Fields[0], v)
 		}
 		l.noteOwed(o)
+		if o.Kind == tiles.ObsStone && o.Stone >= 1 && o.Stone <= tiles.Stones {
+			l.moved[o.Stone-1]++
+		}
 	}
 	if l.cfg.OnVerdict != nil {
 		l.cfg.OnVerdict(Verdict{Obs: o, Verdict: v, Err: err})

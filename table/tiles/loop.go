@@ -126,8 +126,9 @@ type Loop struct {
 	// seenUnsure counts the watcher's Unsure lines already logged.
 	seenUnsure int
 	unsure     []string
-	calls      []string // the latest calls, newest last
-	pieces     []piece  // this round's cards and jokers as judged
+	calls      []string          // the latest calls, newest last
+	pieces     []piece           // this round's cards and jokers as judged
+	moved      [tiles.Stones]int // each stone's moves accepted this round
 	// owing lists, per blocked stone, who may owe it (noteOwed)
 	owing [tiles.Stones]owing
 	// names are the referee's names this round for the watcher's stones
@@ -265,6 +266,7 @@ func (l *Loop) newTable() {
 // settled go too: the watcher names the new board's afresh.
 func (l *Loop) newRound() {
 	l.pieces, l.assumed, l.earlyOwners, l.owing = nil, [tiles.Stones]*assumedMove{}, nil, [tiles.Stones]owing{}
+	l.moved = [tiles.Stones]int{}
 	l.names = sameNames()
 }
 

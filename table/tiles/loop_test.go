@@ -2323,6 +2323,68 @@ func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T
 	}
 }
 
+// TestLoop_T2b_CardCalledWrongKeptWhenItsStoneCameOverTwoCards: P1's card
+// is called beside no stone (T2b); then P2 lays two cards at stone 1,
+// which comes beside P1's card over both, and the round ends. Laid at
+// the stone, P1's card would have come after two cards that were both
+// seen after it, more than a hand hides: the call stands (1898 r2: a
+// legal end of round took a wrong card as laid at a stone relocated
+// since).
+func TestLoop_T2b_CardCalledWrongKeptWhenItsStoneCameOverTwoCards(t *testing.T) {
+	l, ref, vs := twoPlayerRound(t)
+	var c1, c2, called tiles.Lay
+	var to1, to2 tiles.Field
+	found := false
+	firsts, tos1 := legalOn(ref.Table(), "P2", 1)
+	for i := 0; i < len(firsts) && !found; i++ {
+		tb1 := ref.Table().Clone()
+		playOn(t, tb1, firsts[i], tos1[i])
+		seconds, tos2 := legalOn(tb1, "P2", 1)
+		for k := 0; k < len(seconds) && !found; k++ {
+			tb2 := tb1.Clone()
+			playOn(t, tb2, seconds[k], tos2[k])
+			lays, _ := legalOn(tb2, "P1", 1)
+			for _, a := range lays {
+				a.Stone = 0 // as the camera reports it: beside no stone it names
+				if besideNone(ref.Table(), a) && besideNone(tb1, a) {
+					c1, to1, c2, to2, called, found = firsts[i], tos1[i], seconds[k], tos2[k], a, true
+					break
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no card of P1's beside no stone that stone 1 comes beside over two cards")
+	}
+	l.tick(1000)
+	l.apply([]tiles.Observation{seenLay(1000, called)})
+	for k, c := range []struct {
+		lay tiles.Lay
+		to  tiles.Field
+	}{{c1, to1}, {c2, to2}} {
+		at := int64(2000 + 1000*k)
+		l.tick(at)
+		named := seenLay(at, c.lay)
+		named.Stone = 1
+		l.apply([]tiles.Observation{named, seenStone(at, 1, c.to)})
+	}
+	l.tick(4000)
+	l.endRound(4000, "the test ends it")
+	r := ref.Match().Rounds
+	if len(r) != 1 {
+		t.Fatalf("%d rounds scored, want 1", len(r))
+	}
+	if !r[0].Players["P1"].Fault {
+		t.Errorf("P1's card at %v, called T2b before stone 1 came beside it over two cards, was taken as laid at it: %v", called.Fields, *vs)
+	}
+}
+
+// besideNone reports whether tb judges l as laid beside no stone (T2b).
+func besideNone(tb *tiles.Table, l tiles.Lay) bool {
+	j, err := tb.CheckLay(l)
+	return err == nil && j.Violation != nil && j.Violation.Rule == tiles.T2b
+}
+
 // otherColour is a colour neither a nor b.
 func otherColour(a, b tiles.Colour) tiles.Colour {
 	for _, c := range referee.Colours {
