@@ -2327,9 +2327,9 @@ func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T
 // is called beside no stone (T2b); then P2 lays two cards at stone 1,
 // which comes beside P1's card over both, and the round ends. Laid at
 // the stone, P1's card would have come after two cards that were both
-// seen after it, more than a hand hides: the call stands (1898 r2: a
-// legal end of round took a wrong card as laid at a stone relocated
-// since).
+// seen after it, more than a hand hides: the call stands (1898 r2: as
+// the round ended, a wrong card was taken as laid at a stone relocated
+// beside it since).
 func TestLoop_T2b_CardCalledWrongKeptWhenItsStoneCameOverTwoCards(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
 	var c1, c2, called tiles.Lay
