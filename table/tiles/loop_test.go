@@ -2332,30 +2332,7 @@ func TestLoop_T2b_CardCalledWrongByAStoneThatCameSinceTakenAtTheEnd(t *testing.T
 // beside it since).
 func TestLoop_T2b_CardCalledWrongKeptWhenItsStoneCameOverTwoCards(t *testing.T) {
 	l, ref, vs := twoPlayerRound(t)
-	var c1, c2, called tiles.Lay
-	var to1, to2 tiles.Field
-	found := false
-	firsts, tos1 := legalOn(ref.Table(), "P2", 1)
-	for i := 0; i < len(firsts) && !found; i++ {
-		tb1 := ref.Table().Clone()
-		playOn(t, tb1, firsts[i], tos1[i])
-		seconds, tos2 := legalOn(tb1, "P2", 1)
-		for k := 0; k < len(seconds) && !found; k++ {
-			tb2 := tb1.Clone()
-			playOn(t, tb2, seconds[k], tos2[k])
-			lays, _ := legalOn(tb2, "P1", 1)
-			for _, a := range lays {
-				a.Stone = 0 // as the camera reports it: beside no stone it names
-				if besideNone(ref.Table(), a) && besideNone(tb1, a) {
-					c1, to1, c2, to2, called, found = firsts[i], tos1[i], seconds[k], tos2[k], a, true
-					break
-				}
-			}
-		}
-	}
-	if !found {
-		t.Fatal("no card of P1's beside no stone that stone 1 comes beside over two cards")
-	}
+	c1, to1, c2, to2, called := strayBeforeTwo(t, ref)
 	l.tick(1000)
 	l.apply([]tiles.Observation{seenLay(1000, called)})
 	for k, c := range []struct {
@@ -2377,6 +2354,32 @@ func TestLoop_T2b_CardCalledWrongKeptWhenItsStoneCameOverTwoCards(t *testing.T) 
 	if !r[0].Players["P1"].Fault {
 		t.Errorf("P1's card at %v, called T2b before stone 1 came beside it over two cards, was taken as laid at it: %v", called.Fields, *vs)
 	}
+}
+
+// strayBeforeTwo finds two legal cards of P2's at stone 1, one on the
+// other, with the stone's fields, and a card of P1's that lies beside no
+// stone before both and after the first, and by the stone after both.
+func strayBeforeTwo(t *testing.T, ref *tiles.Referee) (c1 tiles.Lay, to1 tiles.Field, c2 tiles.Lay, to2 tiles.Field, called tiles.Lay) {
+	t.Helper()
+	firsts, tos1 := legalOn(ref.Table(), "P2", 1)
+	for i, first := range firsts {
+		tb1 := ref.Table().Clone()
+		playOn(t, tb1, first, tos1[i])
+		seconds, tos2 := legalOn(tb1, "P2", 1)
+		for k, second := range seconds {
+			tb2 := tb1.Clone()
+			playOn(t, tb2, second, tos2[k])
+			lays, _ := legalOn(tb2, "P1", 1)
+			for _, a := range lays {
+				a.Stone = 0 // as the camera reports it: beside no stone it names
+				if besideNone(ref.Table(), a) && besideNone(tb1, a) {
+					return first, tos1[i], second, tos2[k], a
+				}
+			}
+		}
+	}
+	t.Fatal("no card of P1's beside no stone that stone 1 comes beside over two cards")
+	return
 }
 
 // besideNone reports whether tb judges l as laid beside no stone (T2b).
