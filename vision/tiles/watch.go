@@ -1314,14 +1314,19 @@ func (w *Watcher) findVias(a, p, to tiles.Field, seen, came, tMS int64, it *item
 	// a way by a wrong step (a nearer colour, a corner, on from the last
 	// stop onto the nearer colour; not the relocation it may begin with)
 	// over a card another moving stone reaches by the rules is not this
-	// stone's: the card is that stone's
+	// stone's: the card is that stone's. Nor is one that relocates this
+	// stone first while another moving stone is blocked: the card it
+	// relocates onto may be that stone's free place (T3b), and this card
+	// a relocation straight from a.
 	wrongStep := func(wy []via) bool {
 		return touch(wy[len(wy)-1].at, to) || slices.ContainsFunc(wy, func(v via) bool { return v.nearer || byCorner(v) })
 	}
 	if slices.ContainsFunc(ways, wrongStep) {
-		ruled := w.othersWays(w.othersFrom(a, to), pieces)
+		others := w.othersFrom(a, to)
+		ruled := w.othersWays(others, pieces)
+		otherBlocked := slices.ContainsFunc(others, w.blocked)
 		ways = slices.DeleteFunc(ways, func(wy []via) bool {
-			return wrongStep(wy) && slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] })
+			return wrongStep(wy) && (otherBlocked && wy[0].reloc || slices.ContainsFunc(wy, func(v via) bool { return ruled[v.card] }))
 		})
 	}
 	return pickWay(ways, p, to, wrong)

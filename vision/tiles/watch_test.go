@@ -1246,6 +1246,9 @@ func TestTilesVision_T3b_CardAStoneStoodOnLaterIsNoWay(t *testing.T) {
 		pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(3, 5), f(3, 6)}, done: true}
 		w.items, w.pairs = []*item{pr}, []*item{pr}
 		if stoneSeen > 0 { // a stone on it from stoneSeen, gone before it is paired
+			for _, s := range []tiles.Field{f(10, 0), f(0, 2), f(2, 10)} { // the others stay
+				w.believe(s, look{kind: lookStone, colour: green, open: -1})
+			}
 			w.believe(f(3, 6), look{kind: lookStone, colour: yellow, open: -1})
 			w.matchStones(stoneSeen)
 			w.believe(f(3, 6), look{kind: lookCard, colour: yellow, open: -1})
@@ -1726,6 +1729,45 @@ func TestTilesVision_T3b_TwoRelocationsAreNoCornerWay(t *testing.T) {
 		vias, sure := w.findVias(f(8, 8), f(0, 9), f(0, 8), 1500, 0, 2000, nil)
 		if want := other == "still"; !sure || (len(vias) == 1) != want {
 			t.Errorf("stone 2 %s: way %+v (sure %v), want over (1,6)-(1,7) %v", other, vias, sure, want)
+		}
+	}
+}
+
+// TestTilesVision_T3b_BlockedStonesRelocationIsNoWayForAnother: two
+// stones relocate at once (T3b), neither seen on its new card until
+// later: stone 1 from (11,11) onto a card far from it, stone 2 from (6,0)
+// onto another card, where it shows on the field nearer the first card.
+// A way that relocates stone 2 onto the first card and on to its own
+// card's nearer colour (a wrong step, T3a) is not taken while stone 1 is
+// gone and blocked: the first card is that stone's free place, and stone
+// 2 went straight onto its own card (fresh 1901 r2: a false T3a, and the
+// two stones swapped after). With stone 1 still, or gone with a legal
+// place beside it, the way over the card is taken.
+func TestTilesVision_T3b_BlockedStonesRelocationIsNoWayForAnother(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, c := range []struct {
+		name    string
+		gone    bool
+		blocked bool
+		wantWay int
+	}{
+		{"stone 1 still", false, true, 1},
+		{"stone 1 gone, blocked", true, true, 0},
+		{"stone 1 gone, not blocked", true, false, 1},
+	} {
+		w := boardSeen(12, classColour[pxGreen]) // one colour: every stone blocked
+		w.stones = [tiles.Stones]tiles.Field{f(11, 11), f(6, 0), f(0, 0), f(0, 11)}
+		if !c.blocked { // a red field beside stone 1, a green one beside that
+			w.board.colours[10][11] = classColour[pxRed]
+		}
+		pr := &item{t: 1000, seen: 1000, halves: [2]tiles.Field{f(9, 5), f(10, 5)}, done: true}
+		w.items, w.pairs = []*item{pr}, []*item{pr}
+		if c.gone {
+			w.goneSince[0] = 900
+		}
+		vias, sure := w.findVias(f(6, 0), f(11, 6), f(11, 5), 1400, 1500, 2000, nil)
+		if !sure || len(vias) != c.wantWay || c.wantWay == 1 && vias[0].at != f(10, 5) {
+			t.Errorf("%s: way %+v (sure %v), want %d stops (over (10,5))", c.name, vias, sure, c.wantWay)
 		}
 	}
 }
