@@ -115,7 +115,11 @@ func (l *Loop) apply(obs []tiles.Observation) {
 			continue
 		default:
 			l.flushOrphans(true)
-			l.settleAll()
+			if o.Kind == tiles.ObsJoker {
+				l.settleBeforeJoker(o)
+			} else {
+				l.settleAll()
+			}
 			l.finishNow()
 			o = l.identifyJoker(o)
 		}
@@ -713,6 +717,46 @@ func (l *Loop) settleAll() {
 	for _, w := range ws {
 		l.settle(w, nil)
 	}
+}
+
+// settleBeforeJoker settles the waiting cards before joker o, in the
+// order seen, but for a card away from the joker's field whose stone is
+// not the joker's and whose move was not seen yet: it is given to the
+// referee if held, and goes on awaiting its stone's move, which the
+// joker does not touch (a relocation seen seconds after its card, T3b,
+// may yet show the card another stone's).
+func (l *Loop) settleBeforeJoker(o tiles.Observation) {
+	ws := l.waiting
+	l.waiting = nil
+	for _, w := range ws {
+		apart := w.stone == nil && !w.last && w != l.finisher && !touchesAny(w.card.Fields, o.Fields)
+		switch {
+		case apart && !w.held && w.v.Seq != 0 && w.v.Stone != o.Stone:
+			l.waiting = append(l.waiting, w)
+		case apart && w.held && w.card.Stone != o.Stone:
+			if l.give(w, w.card) {
+				if w.v.Stone == o.Stone {
+					l.unseenMove(w)
+					continue
+				}
+				l.waiting = append(l.waiting, w)
+			}
+		default:
+			l.settle(w, nil)
+		}
+	}
+}
+
+// touchesAny reports whether a field of fs shares an edge with one of gs.
+func touchesAny(fs, gs []tiles.Field) bool {
+	for _, f := range fs {
+		for _, g := range gs {
+			if f.Adjacent(g) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // settle gives a waiting card to the referee if it was held, then its

@@ -1552,6 +1552,84 @@ func TestLoop_T3b_RelocationBesideAnotherStoneWaitsForItsStone(t *testing.T) {
 	t.Fatal("no simulated round without wrong plays relocates a stone beside another, whose next card comes first")
 }
 
+// TestLoop_T3b_RelocationAwaitsItsStonePastAJoker: a card relocating a
+// blocked stone (T3b) lies beside another stone, and the relocated stone
+// is seen on it only after a joker laid at a third stone. The joker does
+// not settle the card at the stone it lies by, with that stone's move
+// assumed: the card awaits its stone's move, and the relocation seen then
+// is taken, nothing called wrong (fresh 1926 r2: the relocated stone was
+// called moved with no card laid at it, T3a, and the finisher's last card
+// beside no stone, T2b).
+func TestLoop_T3b_RelocationAwaitsItsStonePastAJoker(t *testing.T) {
+	for _, players := range []int{2, 3, 4} {
+		for seed := uint64(1); seed <= 150; seed++ {
+			res, events, clean := cleanRound(t, players, seed)
+			if !clean {
+				continue
+			}
+			l, ref, vs := simLoop(t, players, res.Settings)
+			for _, e := range events {
+				l.tick(e.TimeMS)
+				st := ref.State().Stones
+				if e.Kind == tilesim.EvLay && e.StoneTo != nil && st[e.Stone-1].Owed == e.Player {
+					if b := stonesBeside(st, e.Fields); len(b) == 1 && b[0] != e.Stone {
+						if joker, ok := jokerApart(ref.Table(), e, b[0], players); ok {
+							obs := cameraSaw(e, e.TimeMS)
+							l.apply(obs[:1]) // the relocated stone not seen yet
+							l.tick(e.TimeMS + 300)
+							joker.TimeMS, joker.SeenMS = e.TimeMS+300, e.TimeMS+300
+							l.apply([]tiles.Observation{joker})
+							l.tick(e.TimeMS + 1500)
+							moved := obs[1:]
+							for j := range moved {
+								moved[j].TimeMS = e.TimeMS + 1500
+							}
+							l.apply(moved)
+							l.tick(e.TimeMS + 1500 + StoneWaitMS)
+							l.Close()
+							for _, v := range *vs {
+								if v.Err != nil || v.Verdict.Status != tiles.StatusOK && v.Verdict.Status != tiles.StatusInfo {
+									t.Errorf("%d players, seed %d: %s %v: %s (%v)", players, seed, v.Verdict.Status, v.Verdict.Rule, v.Verdict.Reason, v.Err)
+								}
+							}
+							now := ref.State().Stones
+							if now[e.Stone-1].At != *e.StoneTo || now[b[0]-1].At != st[b[0]-1].At {
+								t.Errorf("%d players, seed %d: stone %d on %v, stone %d on %v; want %v and %v",
+									players, seed, e.Stone, now[e.Stone-1].At, b[0], now[b[0]-1].At, *e.StoneTo, st[b[0]-1].At)
+							}
+							return
+						}
+					}
+				}
+				l.apply(cameraSaw(e, e.TimeMS))
+			}
+			l.Close()
+		}
+	}
+	t.Fatal("no simulated round without wrong plays relocates a stone beside another, with a joker fitting at a third")
+}
+
+// jokerApart is a joker another player than e's may lay at a stone
+// neither e's nor other, on a free field away from e's card.
+func jokerApart(t *tiles.Table, e tilesim.Event, other, players int) (tiles.Observation, bool) {
+	for s, sv := range t.Stones() {
+		if s+1 == e.Stone || s+1 == other {
+			continue
+		}
+		for _, f := range []tiles.Field{{X: sv.At.X + 1, Y: sv.At.Y}, {X: sv.At.X - 1, Y: sv.At.Y}, {X: sv.At.X, Y: sv.At.Y + 1}, {X: sv.At.X, Y: sv.At.Y - 1}} {
+			if !t.Free(f) || slices.ContainsFunc(e.Fields, f.Adjacent) {
+				continue
+			}
+			for _, p := range tiles.DefaultPlayers(players) {
+				if v, err := t.CheckJoker(p.Name, f, s+1); p.Name != e.Player && err == nil && v == nil {
+					return tiles.Observation{Kind: tiles.ObsJoker, Player: p.Name, Fields: []tiles.Field{f}, Stone: s + 1, By: "camera"}, true
+				}
+			}
+		}
+	}
+	return tiles.Observation{}, false
+}
+
 // nextAt is the index in events of the first card laid at stone, if it
 // comes within 3 s and before any card at stone other; else -1.
 func nextAt(events []tilesim.Event, stone, other int) int {
