@@ -1486,7 +1486,7 @@ func (l *Loop) tick(tMS int64) {
 	}
 	for {
 		if fin := l.finisher; fin != nil {
-			if !fin.stopDue(tMS) {
+			if !fin.stopDue(tMS) || l.awaitsBefore(fin, tMS) {
 				return // the rest waits for the stop
 			}
 			l.finishNow()
@@ -1498,6 +1498,14 @@ func (l *Loop) tick(tMS int64) {
 		l.settleWaitedOut(i)
 		l.release()
 	}
+}
+
+// awaitsBefore reports whether the finisher fin's stop waits for what
+// the camera saw before their last card and has not made out yet, at
+// most StopHoldMS after it first saw that card.
+func (l *Loop) awaitsBefore(fin *waiting, tMS int64) bool {
+	seen := fin.card.SeenMS
+	return seen > 0 && tMS-seen < StopHoldMS && l.watch.Awaits(seen+CallDelayMS)
 }
 
 // settleWaitedOut settles the i-th waiting card, which has waited

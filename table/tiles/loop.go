@@ -81,6 +81,13 @@ const (
 	SeenGraceMS = 4500
 )
 
+// StopHoldMS is how long after the camera first saw a player's last
+// card their stop waits at most for what the camera saw before that card
+// and has not made out yet (a card half whose other half a stone or a
+// hand hides, a stone gone from its field and not seen anywhere else):
+// a card laid before the last one counts, however late it shows whole.
+const StopHoldMS = 8000
+
 // QuietEndMS: a source that ends this long after the last card, joker or
 // stone's move ends a round nobody was seen to finish as nobody able to
 // lay (T6a), as the next board would; one that ends sooner was cut off

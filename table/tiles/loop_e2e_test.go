@@ -429,3 +429,28 @@ func TestLoop_T3b_RelocationNotTakenByTheStoneBesideItsCard(t *testing.T) {
 		t.Errorf("P4's relocation on %v not judged legal (T3b)", card)
 	}
 }
+
+// TestLoop_T5a_StopWaitsForACardSeenBeforeTheLastOne: fresh 1925's first
+// round, rendered. P2 lays a card 1.3 s before P1's last and carries a
+// stone onto it; the half under the stone shows alone, and the stone is
+// made out there only 6.5 s after P1's last card first showed. P1's stop
+// waits for what the camera saw before that card and has not made out
+// (StopHoldMS): P2's card counts, and P2 has the cards left the round
+// ended with (it was reported after the round was scored, and refused).
+func TestLoop_T5a_StopWaitsForACardSeenBeforeTheLastOne(t *testing.T) {
+	card := []tiles.Field{{X: 0, Y: 1}, {X: 1, Y: 1}}
+	events, vs := refereeRendered(t, tilesim.Config{Players: 4, Seed: 1925, Rounds: 2, ErrorRate: 0.03}, 1, 64000)
+	mustLay(t, events, "P2", card, "")
+	end := slices.IndexFunc(events, func(e tilesim.Event) bool { return e.Kind == tilesim.EvRoundEnd })
+	if end < 0 {
+		t.Fatal("the round does not end by 64 s")
+	}
+	want := events[end].Result.Players["P2"].CardsLeft
+	k := slices.IndexFunc(vs, func(v Verdict) bool { return v.Obs.Kind == tiles.ObsCardsLeft && v.Obs.Player == "P2" })
+	if k < 0 {
+		t.Fatal("the round was not scored")
+	}
+	if got := vs[k].Obs.Count; got != want {
+		t.Errorf("P2 has %d cards left, want %d: the card on %v laid before P1's last did not count", got, want, card)
+	}
+}

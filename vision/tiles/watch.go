@@ -160,6 +160,27 @@ func (w *Watcher) StoodOn(f tiles.Field) int64 {
 	return w.fields[f.Y][f.X].stoodOn
 }
 
+// Awaits reports whether something seen by t is not made out yet: a
+// piece waiting to be reported, a card half waiting for its other half
+// (under a hand or a stone), or a stone gone from its field and not seen
+// anywhere else.
+func (w *Watcher) Awaits(t int64) bool {
+	if slices.ContainsFunc(w.items, func(it *item) bool { return !it.done && it.seen > 0 && it.seen <= t }) {
+		return true
+	}
+	for _, t0 := range w.halves {
+		if t0 <= t {
+			return true
+		}
+	}
+	for _, t0 := range w.goneSince {
+		if t0 <= t {
+			return true
+		}
+	}
+	return false
+}
+
 // SeenFree is when the watcher last saw f free, in plain sight, on this
 // board (0: never): a card on it was laid after that.
 func (w *Watcher) SeenFree(f tiles.Field) int64 {

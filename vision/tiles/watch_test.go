@@ -2661,3 +2661,34 @@ func TestTilesVision_T1_HalfAtAPartsCornerReadOverTheGapItLiesOn(t *testing.T) {
 		t.Errorf("a half over the gap to the right: %+v, want a green half open to the right", l)
 	}
 }
+
+// TestTilesVision_T5a_AwaitsWhatItHasNotMadeOut: the watcher tells the
+// loop, which holds a player's stop for it, whether something it saw by
+// a time is not made out yet: a card half waiting for its other half, a
+// stone gone from its field and not seen elsewhere, a piece not reported.
+// What it saw later, or has reported, holds nothing.
+func TestTilesVision_T5a_AwaitsWhatItHasNotMadeOut(t *testing.T) {
+	f := func(x, y int) tiles.Field { return tiles.Field{X: x, Y: y} }
+	for _, c := range []struct {
+		name string
+		set  func(w *Watcher)
+		want bool
+	}{
+		{"nothing", func(w *Watcher) {}, false},
+		{"a half alone", func(w *Watcher) { w.halves[f(1, 1)] = 4000 }, true},
+		{"a half alone, seen later", func(w *Watcher) { w.halves[f(1, 1)] = 5500 }, false},
+		{"a stone gone", func(w *Watcher) { w.goneSince[0] = 4000 }, true},
+		{"a card waiting", func(w *Watcher) {
+			w.items = []*item{{t: 4200, seen: 4000, halves: [2]tiles.Field{f(1, 1), f(0, 1)}}}
+		}, true},
+		{"a card reported", func(w *Watcher) {
+			w.items = []*item{{t: 4200, seen: 4000, halves: [2]tiles.Field{f(1, 1), f(0, 1)}, done: true}}
+		}, false},
+	} {
+		w := boardSeen(12, classColour[pxGreen])
+		c.set(w)
+		if got := w.Awaits(5000); got != c.want {
+			t.Errorf("%s: awaits %v, want %v", c.name, got, c.want)
+		}
+	}
+}
