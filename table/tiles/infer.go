@@ -729,7 +729,7 @@ func (l *Loop) settleBeforeJoker(o tiles.Observation) {
 	ws := l.waiting
 	l.waiting = nil
 	for _, w := range ws {
-		apart := w.stone == nil && !w.last && w != l.finisher && !touchesAny(w.card.Fields, o.Fields)
+		apart := w.stone == nil && !w.last && w != l.finisher && !slices.ContainsFunc(o.Fields, func(f tiles.Field) bool { return slices.ContainsFunc(w.card.Fields, f.Adjacent) })
 		switch {
 		case apart && !w.held && w.v.Seq != 0 && w.v.Stone != o.Stone:
 			l.waiting = append(l.waiting, w)
@@ -745,18 +745,6 @@ func (l *Loop) settleBeforeJoker(o tiles.Observation) {
 			l.settle(w, nil)
 		}
 	}
-}
-
-// touchesAny reports whether a field of fs shares an edge with one of gs.
-func touchesAny(fs, gs []tiles.Field) bool {
-	for _, f := range fs {
-		for _, g := range gs {
-			if f.Adjacent(g) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // settle gives a waiting card to the referee if it was held, then its
